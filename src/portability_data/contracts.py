@@ -1,0 +1,216 @@
+"""The table contracts as Arrow schemas: the one light module every writer needs.
+
+It imports only pyarrow so that the runner can write shards on a bare accelerator machine
+(framework + pytest + NumPy + pyarrow, see DESIGN.md "The runner"). The pandera models in
+`schemas.py` add the value checks and are cross-checked against these schemas in the tests.
+"""
+
+from __future__ import annotations
+
+import pyarrow as pa
+
+SCHEMA_VERSION = 1
+
+FRAMEWORKS = ("torch", "tensorflow", "jax")
+DEVICES = ("cpu", "gpu", "tpu", "mps")
+MODES = ("eager", "compiled")
+API_KINDS = ("function", "builtin", "class", "method")
+SUBTEST_OUTCOMES = ("passed", "failed", "skipped", "error", "timeout", "crashed", "memory", "unknown")
+FAILURE_CATEGORIES = (
+    "type_failure",
+    "not_implemented",
+    "timeout",
+    "memory",
+    "float_precision",
+    "harness",
+    "other",
+)
+FUNCTION_OUTCOMES = ("success", "partial_failure", "complete_failure", "unknown", "unavailable")
+SAMPLE_STATUSES = ("kept", "replaced", "replacement", "overlap")
+REPLACEMENT_REASONS = ("no_test", "error_handling_only", "legacy_version", "unsuitable")
+CASE_STATUSES = ("active", "removed", "unsuitable")
+RUN_STATUSES = ("running", "complete", "partial")
+
+_str = pa.string()
+_i64 = pa.int64()
+_f64 = pa.float64()
+
+
+def _field(name: str, type_: pa.DataType, nullable: bool, doc: str) -> pa.Field:
+    return pa.field(name, type_, nullable=nullable, metadata={"description": doc})
+
+
+def _schema(table: str, fields: list[pa.Field]) -> pa.Schema:
+    return pa.schema(fields, metadata={"table": table, "schema_version": str(SCHEMA_VERSION)})
+
+
+API = _schema(
+    "api",
+    [
+        _field("framework", _str, False, "torch, tensorflow or jax"),
+        _field("framework_version", _str, False, "installed version the API was read from"),
+        _field("qualified_name", _str, False, "dotted public name, e.g. torch.nn.Linear"),
+        _field("module", _str, False, "public module the name was found in"),
+        _field("name", _str, False, "bare name (last component)"),
+        _field("kind", _str, False, "function, builtin, class or method"),
+    ],
+)
+
+FREQUENCIES = _schema(
+    "frequencies",
+    [
+        _field("framework", _str, False, "torch, tensorflow or jax"),
+        _field("corpus", _str, False, "corpus identifier (source and its parameters)"),
+        _field("qualified_name", _str, False, "API function counted"),
+        _field("calls", _i64, False, "calls resolved to this qualified name through imports"),
+        _field("bare_calls", _i64, False, "the study's count: bare identifier followed by '('"),
+        _field("files", _i64, False, "corpus files with at least one resolved call"),
+        _field("resolution", _str, False, "how calls were attributed: resolved, bare_only"),
+    ],
+)
+
+SAMPLES = _schema(
+    "samples",
+    [
+        _field("sample_id", _str, False, "which sample, e.g. mince2023"),
+        _field("framework", _str, False, "torch, tensorflow or jax"),
+        _field("function", _str, False, "qualified name of the sampled function"),
+        _field("study_name", _str, True, "the name as the study spelled it, where it differs or is known"),
+        _field("bucket", _str, False, "top20 or the frequency decile 10..100"),
+        _field("frequency", _i64, True, "usage count the draw was based on, where known"),
+        _field("draw_order", _i64, False, "order of the draw within the sample"),
+        _field("status", _str, False, "kept, replaced, replacement or overlap"),
+        _field("replaced_by", _str, True, "function drawn in its place"),
+        _field("reason", _str, True, "why it was replaced"),
+        _field("seed", _i64, True, "random seed of the draw, where known"),
+    ],
+)
+
+CASES = _schema(
+    "cases",
+    [
+        _field("case_id", _str, False, "unique case id, <framework>.<name>"),
+        _field("framework", _str, False, "torch, tensorflow or jax"),
+        _field("function", _str, False, "qualified name of the function under test"),
+        _field("test_file", _str, False, "test file, relative to the repository root"),
+        _field("upstream_test", _str, True, "where the framework's own test lives (file::class::test)"),
+        _field("samples", pa.list_(_str), False, "sample ids the case belongs to"),
+        _field("status", _str, False, "active, removed or unsuitable"),
+        _field("removed_since", _str, True, "framework version that removed the function"),
+        _field("notes", _str, False, "free-text notes"),
+        _field("schema_version", _i64, False, "version of the case row format"),
+    ],
+)
+
+RESULTS = _schema(
+    "results",
+    [
+        _field("run_id", _str, False, "run that produced the row"),
+        _field("source", _str, False, "who produced it: portability or mince2023"),
+        _field("case_id", _str, False, "case the subtest belongs to"),
+        _field("framework", _str, False, "torch, tensorflow or jax"),
+        _field("function", _str, False, "qualified name of the function under test"),
+        _field("test_id", _str, False, "pytest node id of the subtest, as run"),
+        _field("subtest", _str, False, "subtest name with the device token removed (dtype kept)"),
+        _field("repeat", _i64, False, "repeat index, 0-based"),
+        _field("outcome", _str, False, "passed, failed, skipped, error, timeout, crashed, memory, unknown"),
+        _field("failure_category", _str, True, "type_failure, not_implemented, timeout, memory, ..."),
+        _field("failure_rule", _str, True, "id of the rule that classified the failure"),
+        _field("error_type", _str, True, "exception type name"),
+        _field("error_message", _str, True, "first lines of the error"),
+        _field("op_latencies_ms", pa.list_(_f64), False, "every timed operation, milliseconds"),
+        _field("test_time_ms", _f64, True, "wall time of the whole subtest, milliseconds"),
+        _field("device", _str, False, "cpu, gpu, tpu or mps"),
+        _field("device_model", _str, False, "hardware model, e.g. T4, TPU v3-8, x86_64 CPU name"),
+        _field("mode", _str, False, "eager or compiled"),
+        _field("framework_version", _str, False, "framework version the subtest ran on"),
+    ],
+)
+
+RUNS = _schema(
+    "runs",
+    [
+        _field("run_id", _str, False, "unique run id"),
+        _field("source", _str, False, "portability or mince2023"),
+        _field("framework", _str, False, "torch, tensorflow or jax"),
+        _field("framework_version", _str, False, "framework version"),
+        _field("device", _str, False, "cpu, gpu, tpu or mps"),
+        _field("device_model", _str, False, "hardware model"),
+        _field("mode", _str, False, "eager or compiled"),
+        _field("repeats", _i64, False, "runs of every subtest"),
+        _field("timeout_s", _f64, True, "per-case timeout, seconds"),
+        _field("host", _str, False, "host name (or the study's machine name)"),
+        _field("os", _str, False, "operating system"),
+        _field("python", _str, False, "Python version"),
+        _field("cpu_model", _str, False, "CPU model"),
+        _field("accelerator", _str, True, "accelerator name"),
+        _field("driver", _str, True, "accelerator driver version"),
+        _field("packages", _str, False, "JSON object of relevant package versions"),
+        _field("git_commit", _str, True, "commit of the repository the cases came from"),
+        _field("params_hash", _str, True, "sha256 of the run parameters"),
+        _field("timer_floor_ms", _f64, True, "median of an empty timed block with sync, ms"),
+        _field("started_at", pa.timestamp("us", tz="UTC"), True, "start time"),
+        _field("finished_at", pa.timestamp("us", tz="UTC"), True, "end time"),
+        _field("status", _str, False, "running, complete or partial"),
+        _field("n_results", _i64, False, "rows in the run's shard"),
+    ],
+)
+
+OUTCOMES = _schema(
+    "outcomes",
+    [
+        _field("source", _str, False, "portability or mince2023"),
+        _field("framework", _str, False, "torch, tensorflow or jax"),
+        _field("framework_version", _str, False, "framework version"),
+        _field("function", _str, False, "qualified name"),
+        _field("device", _str, False, "cpu, gpu, tpu or mps"),
+        _field("device_model", _str, False, "hardware model"),
+        _field("mode", _str, False, "eager or compiled"),
+        _field("outcome", _str, False, "success, partial_failure, complete_failure, unknown, unavailable"),
+        _field("n_subtests", _i64, False, "subtests counted (skipped ones excluded)"),
+        _field("n_passed", _i64, False, "subtests that passed in every repeat"),
+        _field("n_failed", _i64, False, "subtests that failed in some repeat"),
+        _field("n_skipped", _i64, False, "subtests skipped"),
+        _field("dominant_failure_category", _str, True, "most frequent failure category"),
+    ],
+)
+
+LATENCIES = _schema(
+    "latencies",
+    [
+        _field("source", _str, False, "portability or mince2023"),
+        _field("framework", _str, False, "torch, tensorflow or jax"),
+        _field("framework_version", _str, False, "framework version"),
+        _field("function", _str, False, "qualified name"),
+        _field("mode", _str, False, "eager or compiled"),
+        _field("device", _str, False, "device measured"),
+        _field("device_model", _str, False, "hardware model measured"),
+        _field("reference_device", _str, True, "device it is paired with (null: unpaired)"),
+        _field("reference_device_model", _str, True, "hardware model it is paired with"),
+        _field("n_subtests", _i64, False, "subtests used"),
+        _field("latency_ms", _f64, False, "study procedure: unweighted mean of subtest means, ms"),
+        _field("median_ms", _f64, False, "median over subtest medians, ms"),
+        _field("spread", _f64, False, "median relative spread (IQR/median) of the subtests"),
+        _field("reference_latency_ms", _f64, True, "latency on the reference device, same subtests"),
+        _field("ratio", _f64, True, "latency_ms / reference_latency_ms"),
+    ],
+)
+
+TABLES: dict[str, pa.Schema] = {
+    "api": API,
+    "frequencies": FREQUENCIES,
+    "samples": SAMPLES,
+    "cases": CASES,
+    "results": RESULTS,
+    "runs": RUNS,
+    "outcomes": OUTCOMES,
+    "latencies": LATENCIES,
+}
+
+
+def arrow_schema(table: str) -> pa.Schema:
+    """The declared Arrow schema of a table; unknown names are an error that lists the known ones."""
+    try:
+        return TABLES[table]
+    except KeyError:
+        raise KeyError(f"unknown table {table!r}; known tables: {', '.join(TABLES)}") from None

@@ -1,0 +1,560 @@
+"""The case harness: a pytest plugin that pins every case to one device and times its call.
+
+A case never decides its own device or mode. It asks for the `device` fixture (the framework's
+own handle for the device under test) and the `timed` fixture (runs the function under test
+through the mode, with a warm-up and the framework's sync point before the clock stops), in the
+manner of PyTorch's device-generic tests: written once, instantiated per device by the harness.
+
+Configuration comes from the environment, as in the study (one device per run):
+PORTABILITY_DEVICE (cpu, gpu, tpu, mps), PORTABILITY_MODE (eager, compiled),
+PORTABILITY_WARMUP (warm-up calls before the timed one, default 1).
+
+Only the framework under test, pytest and NumPy are imported here (DESIGN.md "The runner").
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import os
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+FRAMEWORKS = ("torch", "tensorflow", "jax")
+DEVICES = ("cpu", "gpu", "tpu", "mps")
+MODES = ("eager", "compiled")
+
+
+class DevicePlacementError(AssertionError):
+    """An output of the timed call lives on another device than the one under test."""
+
+
+class DeviceUnavailableError(RuntimeError):
+    """The requested device is not present for this framework on this machine."""
+
+
+@dataclass(frozen=True)
+class HarnessConfig:
+    device: str
+    mode: str
+    warmup: int
+
+    @classmethod
+    def from_env(cls) -> HarnessConfig:
+        device = os.environ.get("PORTABILITY_DEVICE", "cpu")
+        mode = os.environ.get("PORTABILITY_MODE", "eager")
+        warmup = os.environ.get("PORTABILITY_WARMUP", "1")
+        if device not in DEVICES:
+            raise pytest.UsageError(
+                f"PORTABILITY_DEVICE={device!r} is not a known device; use one of {', '.join(DEVICES)}"
+            )
+        if mode not in MODES:
+            raise pytest.UsageError(
+                f"PORTABILITY_MODE={mode!r} is not a known mode; use one of {', '.join(MODES)}"
+            )
+        if not warmup.isdigit():
+            raise pytest.UsageError(f"PORTABILITY_WARMUP={warmup!r} must be a non-negative integer")
+        return cls(device=device, mode=mode, warmup=int(warmup))
+
+
+def framework_of(path: Path) -> str:
+    """A case's framework is the name of its folder: cases/<framework>/test_x.py."""
+    name = Path(path).parent.name
+    if name not in FRAMEWORKS:
+        raise pytest.UsageError(
+            f"{path}: a case file must live in cases/<framework>/ with framework one of "
+            f"{', '.join(FRAMEWORKS)}; found folder {name!r}"
+        )
+    return name
+
+
+# --------------------------------------------------------------------------- framework backends
+
+
+class Backend:
+    """What the harness needs of a framework: a device handle, pinning, sync, placement, compile."""
+
+    name = ""
+
+    def __init__(self, device: str) -> None:
+        self.device = device
+
+    def handle(self) -> Any:
+        raise NotImplementedError
+
+    @contextlib.contextmanager
+    def pinned(self, mode: str) -> Iterator[None]:
+        yield
+
+    def sync(self, result: Any) -> None:
+        """Block until the device finished computing `result`."""
+
+    def check_placement(self, result: Any) -> None:
+        """Raise DevicePlacementError if any array in `result` lives elsewhere."""
+
+    def compile(self, fn: Callable[..., Any]) -> Callable[..., Any]:
+        raise NotImplementedError
+
+    def is_array(self, value: Any) -> bool:
+        """Whether compiled mode passes `value` as a traced argument (else it is a constant)."""
+        raise NotImplementedError
+
+    def describe(self) -> str:
+        """The hardware model of the device, for the results table."""
+        return self.device
+
+
+def _leaves(obj: Any) -> Iterator[Any]:
+    """Walk nested tuples, lists and dicts; yield everything else."""
+    if isinstance(obj, (list, tuple)):
+        for item in obj:
+            yield from _leaves(item)
+    elif isinstance(obj, dict):
+        for item in obj.values():
+            yield from _leaves(item)
+    else:
+        yield obj
+
+
+class TorchBackend(Backend):
+    name = "torch"
+    _types = {"cpu": "cpu", "gpu": "cuda", "mps": "mps", "tpu": "xla"}
+
+    def __init__(self, device: str) -> None:
+        super().__init__(device)
+        import torch
+
+        self.torch = torch
+        if device == "gpu" and not torch.cuda.is_available():
+            raise DeviceUnavailableError("device gpu requested but torch.cuda.is_available() is False")
+        if device == "mps" and not torch.backends.mps.is_available():
+            raise DeviceUnavailableError("device mps requested but torch.backends.mps is not available")
+        if device == "tpu":
+            try:
+                import torch_xla.core.xla_model as xm  # noqa: F401
+            except ImportError as exc:
+                raise DeviceUnavailableError(f"device tpu requested but torch_xla is missing: {exc}") from None
+        self.device_type = self._types[device]
+
+    def handle(self) -> str:
+        if self.device == "tpu":
+            import torch_xla.core.xla_model as xm
+
+            return str(xm.xla_device())
+        return self.device_type
+
+    @contextlib.contextmanager
+    def pinned(self, mode: str) -> Iterator[None]:
+        previous = self.torch.get_default_device()
+        self.torch.set_default_device(self.handle())
+        try:
+            yield
+        finally:
+            self.torch.set_default_device(previous)
+
+    def sync(self, result: Any) -> None:
+        if self.device == "gpu":
+            self.torch.cuda.synchronize()
+        elif self.device == "mps":
+            self.torch.mps.synchronize()
+        elif self.device == "tpu":
+            import torch_xla.core.xla_model as xm
+
+            xm.mark_step()
+
+    def check_placement(self, result: Any) -> None:
+        for leaf in _leaves(result):
+            if isinstance(leaf, self.torch.Tensor) and leaf.device.type != self.device_type:
+                raise DevicePlacementError(
+                    f"output tensor on {leaf.device}, expected device type {self.device_type!r}"
+                )
+
+    def compile(self, fn: Callable[..., Any]) -> Callable[..., Any]:
+        return self.torch.compile(fn)
+
+    def is_array(self, value: Any) -> bool:
+        return isinstance(value, self.torch.Tensor)
+
+    def describe(self) -> str:
+        if self.device == "gpu":
+            return self.torch.cuda.get_device_name(0)
+        return _cpu_model() if self.device == "cpu" else self.device
+
+
+class TensorFlowBackend(Backend):
+    name = "tensorflow"
+    _types = {"cpu": "CPU", "gpu": "GPU", "tpu": "TPU", "mps": "GPU"}
+
+    def __init__(self, device: str) -> None:
+        super().__init__(device)
+        import tensorflow as tf
+
+        self.tf = tf
+        self.device_type = self._types[device]
+        if not tf.config.list_logical_devices(self.device_type):
+            raise DeviceUnavailableError(
+                f"device {device} requested but TensorFlow sees no {self.device_type} device"
+            )
+        # The study's pinning: no silent fallback to another device.
+        tf.config.set_soft_device_placement(False)
+
+    def handle(self) -> str:
+        return f"/device:{self.device_type}:0"
+
+    @contextlib.contextmanager
+    def pinned(self, mode: str) -> Iterator[None]:
+        with self.tf.device(self.handle()):
+            yield
+
+    def graph(self) -> Any:
+        """A tf.Graph whose ops are pinned to the device (graph-mode cases use this)."""
+        graph = self.tf.Graph()
+        original = graph.as_default
+        handle = self.handle()
+
+        @contextlib.contextmanager
+        def pinned_as_default() -> Iterator[Any]:
+            with original() as g, g.device(handle):
+                yield g
+
+        graph.as_default = pinned_as_default  # type: ignore[method-assign]
+        return graph
+
+    def session(self, graph: Any = None) -> Any:
+        """A tf.compat.v1.Session with soft placement off, as the study pinned sessions."""
+        config = self.tf.compat.v1.ConfigProto(allow_soft_placement=False, log_device_placement=False)
+        return self.tf.compat.v1.Session(graph=graph, config=config)
+
+    def sync(self, result: Any) -> None:
+        for leaf in _leaves(result):
+            if hasattr(leaf, "numpy") and isinstance(leaf, (self.tf.Tensor, self.tf.Variable)):
+                leaf.numpy()
+
+    def check_placement(self, result: Any) -> None:
+        for leaf in _leaves(result):
+            if isinstance(leaf, (self.tf.Tensor, self.tf.Variable)):
+                where = getattr(leaf, "device", "") or ""
+                if where and f"device:{self.device_type}:" not in where.replace("/device:", "device:"):
+                    raise DevicePlacementError(
+                        f"output tensor on {where!r}, expected a {self.device_type} device"
+                    )
+
+    def compile(self, fn: Callable[..., Any]) -> Callable[..., Any]:
+        return self.tf.function(fn, jit_compile=True)
+
+    def is_array(self, value: Any) -> bool:
+        return isinstance(value, (self.tf.Tensor, self.tf.Variable))
+
+    def describe(self) -> str:
+        if self.device == "cpu":
+            return _cpu_model()
+        details = self.tf.config.experimental.get_device_details(
+            self.tf.config.list_physical_devices(self.device_type)[0]
+        )
+        return str(details.get("device_name", self.device))
+
+
+class JaxBackend(Backend):
+    name = "jax"
+    _platforms = {"cpu": "cpu", "gpu": "gpu", "tpu": "tpu", "mps": "METAL"}
+
+    def __init__(self, device: str) -> None:
+        super().__init__(device)
+        import jax
+
+        self.jax = jax
+        try:
+            devices = jax.devices(self._platforms[device])
+        except RuntimeError as exc:
+            raise DeviceUnavailableError(f"device {device} requested but JAX has none: {exc}") from None
+        self._device = devices[0]
+
+    def handle(self) -> Any:
+        return self._device
+
+    @contextlib.contextmanager
+    def pinned(self, mode: str) -> Iterator[None]:
+        with contextlib.ExitStack() as stack:
+            stack.enter_context(self.jax.default_device(self._device))
+            if mode == "eager":
+                # The study ran JAX with jit disabled.
+                stack.enter_context(self.jax.disable_jit())
+            yield
+
+    def sync(self, result: Any) -> None:
+        self.jax.block_until_ready(result)
+
+    def check_placement(self, result: Any) -> None:
+        for leaf in _leaves(result):
+            if isinstance(leaf, self.jax.Array):
+                try:
+                    where = leaf.devices()
+                except Exception:  # tracers and deleted arrays have no devices
+                    continue
+                if where != {self._device}:
+                    raise DevicePlacementError(f"output array on {where}, expected {self._device}")
+
+    def compile(self, fn: Callable[..., Any]) -> Callable[..., Any]:
+        return self.jax.jit(fn)
+
+    def is_array(self, value: Any) -> bool:
+        import numpy as np
+
+        return isinstance(value, (self.jax.Array, np.ndarray))
+
+    def describe(self) -> str:
+        if self.device == "cpu":
+            return _cpu_model()
+        return str(getattr(self._device, "device_kind", self.device))
+
+
+BACKENDS: dict[str, type[Backend]] = {
+    "torch": TorchBackend,
+    "tensorflow": TensorFlowBackend,
+    "jax": JaxBackend,
+}
+
+
+def _cpu_model() -> str:
+    """The CPU model name from /proc/cpuinfo, else the platform's processor string."""
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    import platform
+
+    return platform.processor() or platform.machine() or "cpu"
+
+
+# --------------------------------------------------------------------------- the timer
+
+
+@dataclass
+class Timer:
+    """Times the call under test: routes it through the mode, warms up, syncs, records ms."""
+
+    backend: Backend
+    mode: str
+    warmup: int
+    timings_ms: list[float] = field(default_factory=list)
+    _compiled: dict[int, Callable[..., Any]] = field(default_factory=dict)
+
+    def routed(self, fn: Callable[..., Any], args: tuple, kwargs: dict) -> tuple[Callable[..., Any], tuple]:
+        """The call as the mode runs it: `fn` itself in eager mode; in compiled mode a compiled
+        function of the array arguments only, with every other argument bound as a constant
+        (axes, shapes and flags must be static for jax.jit and XLA)."""
+        if self.mode == "eager":
+            return functools.partial(fn, **kwargs), args
+        array_positions = tuple(i for i, a in enumerate(args) if self.backend.is_array(a))
+        array_names = tuple(sorted(k for k, v in kwargs.items() if self.backend.is_array(v)))
+        static_args = {i: a for i, a in enumerate(args) if i not in array_positions}
+        static_kwargs = {k: v for k, v in kwargs.items() if k not in array_names}
+        key = (id(fn), len(args), array_positions, array_names, repr(static_args), repr(static_kwargs))
+        if key not in self._compiled:
+
+            def with_constants(*arrays: Any) -> Any:
+                full = dict(static_args)
+                full.update(zip(array_positions, arrays[: len(array_positions)]))
+                named = dict(zip(array_names, arrays[len(array_positions):]))
+                return fn(*(full[i] for i in range(len(args))), **static_kwargs, **named)
+
+            self._compiled[key] = self.backend.compile(with_constants)
+        arrays = tuple(args[i] for i in array_positions) + tuple(kwargs[k] for k in array_names)
+        return self._compiled[key], arrays
+
+    def __call__(self, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+        """Run fn(*args, **kwargs) through the mode with warm-up; time one call; return its result."""
+        target, call_args = self.routed(fn, args, kwargs)
+        for _ in range(self.warmup):
+            self.backend.sync(target(*call_args))
+        return self._timed(target, call_args)
+
+    def once(self, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+        """Like calling the timer, without warm-up: for calls with side effects (optimizer steps)."""
+        target, call_args = self.routed(fn, args, kwargs)
+        return self._timed(target, call_args)
+
+    def _timed(self, target: Callable[..., Any], args: tuple) -> Any:
+        start = time.perf_counter()
+        result = target(*args)
+        self.backend.sync(result)
+        self.timings_ms.append((time.perf_counter() - start) * 1e3)
+        self.backend.check_placement(result)
+        return result
+
+    @contextlib.contextmanager
+    def region(self) -> Iterator[_Region]:
+        """Time a block (no mode routing): set `region.result` inside so the sync waits for it."""
+        region = _Region()
+        start = time.perf_counter()
+        yield region
+        self.backend.sync(region.result)
+        self.timings_ms.append((time.perf_counter() - start) * 1e3)
+        self.backend.check_placement(region.result)
+
+    def floor_ms(self, samples: int = 200) -> float:
+        """Median time of an empty timed block with the sync point: the timer's own floor."""
+        values = []
+        for _ in range(samples):
+            start = time.perf_counter()
+            self.backend.sync(None)
+            values.append((time.perf_counter() - start) * 1e3)
+        values.sort()
+        return values[len(values) // 2]
+
+
+@dataclass
+class _Region:
+    result: Any = None
+
+
+# --------------------------------------------------------------------------- the pytest plugin
+
+_config: HarnessConfig | None = None
+_backends: dict[str, Backend] = {}
+_sink: Callable[[dict[str, Any]], None] | None = None
+
+
+def set_sink(sink: Callable[[dict[str, Any]], None] | None) -> None:
+    """Where finished subtest records go (the runner's worker sets this); None drops them."""
+    global _sink
+    _sink = sink
+
+
+def backend_for(framework: str) -> Backend:
+    """The backend of a framework for the configured device, created once per process."""
+    config = _config or HarnessConfig.from_env()
+    if framework not in _backends:
+        _backends[framework] = BACKENDS[framework](config.device)
+    return _backends[framework]
+
+
+def reset() -> None:
+    """Forget the configuration and backends (a worker re-reads them for a new run)."""
+    global _config
+    _config = None
+    _backends.clear()
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    global _config
+    _config = HarnessConfig.from_env()
+    config.addinivalue_line("markers", "accelerator_only: runs on accelerators only (skipped on cpu)")
+    config.addinivalue_line("markers", "devices(*names): devices the subtest applies to")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    assert _config is not None
+    for item in items:
+        if item.get_closest_marker("accelerator_only") and _config.device == "cpu":
+            item.add_marker(pytest.mark.skip(reason="accelerator only: moves data between host and device"))
+        only = item.get_closest_marker("devices")
+        if only and _config.device not in only.args:
+            item.add_marker(pytest.mark.skip(reason=f"runs on {', '.join(only.args)} only"))
+
+
+@pytest.fixture
+def harness_backend(request: pytest.FixtureRequest) -> Backend:
+    """The backend of the case's framework (from its folder) for the configured device."""
+    try:
+        return backend_for(framework_of(request.path))
+    except DeviceUnavailableError as exc:
+        pytest.exit(str(exc), returncode=4)
+
+
+@pytest.fixture
+def device(harness_backend: Backend) -> Any:
+    """The framework's handle of the device under test: 'cpu'/'cuda' (torch), '/device:CPU:0'
+    (TensorFlow), a jax.Device (JAX). The test body runs pinned to it."""
+    assert _config is not None
+    with harness_backend.pinned(_config.mode):
+        yield harness_backend.handle()
+
+
+@pytest.fixture
+def timed(request: pytest.FixtureRequest, harness_backend: Backend, device: Any) -> Timer:
+    """The timer: `out = timed(fn, *args, **kwargs)` times one call after a warm-up."""
+    assert _config is not None
+    timer = Timer(harness_backend, _config.mode, _config.warmup)
+    request.node.stash[_timings_key] = timer.timings_ms
+    return timer
+
+
+@pytest.fixture
+def tf_graph(harness_backend: Backend, device: Any) -> Any:
+    """A TensorFlow graph pinned to the device, for graph-mode (tf.compat.v1) cases."""
+    if not isinstance(harness_backend, TensorFlowBackend):
+        raise pytest.UsageError("tf_graph is for TensorFlow cases only")
+    return harness_backend.graph()
+
+
+@pytest.fixture
+def tf_session(harness_backend: Backend, tf_graph: Any) -> Any:
+    """A tf.compat.v1 session on the pinned graph with soft placement off."""
+    assert isinstance(harness_backend, TensorFlowBackend)
+    with harness_backend.session(tf_graph) as session:
+        yield session
+
+
+_timings_key = pytest.StashKey[list]()
+_start_key = pytest.StashKey[float]()
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> Any:
+    item.stash[_start_key] = time.perf_counter()
+    return (yield)
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    """Emit one record per subtest: its outcome (setup, call or teardown failure) and timings."""
+    if _sink is None:
+        return
+    if report.when == "call" or (report.when == "setup" and not report.passed):
+        _sink(_record(report))
+    elif report.when == "teardown" and report.failed:
+        _sink(_record(report))
+
+
+def _record(report: pytest.TestReport) -> dict[str, Any]:
+    error_type = error_message = None
+    if report.failed:
+        error_type, error_message = _error_of(report)
+    outcome = "passed" if report.passed else "skipped" if report.skipped else "failed"
+    if report.failed and report.when != "call":
+        outcome = "error"
+    if report.skipped and isinstance(report.longrepr, tuple):
+        error_message = str(report.longrepr[2])
+    return {
+        "test_id": report.nodeid,
+        "when": report.when,
+        "outcome": outcome,
+        "error_type": error_type,
+        "error_message": error_message,
+        "op_latencies_ms": list(getattr(report, "portability_timings", [])),
+        "test_time_ms": report.duration * 1e3,
+    }
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo) -> Any:
+    report = yield
+    report.portability_timings = list(item.stash.get(_timings_key, []))
+    if call.excinfo is not None:
+        report.portability_error = (call.excinfo.type.__name__, str(call.excinfo.value))
+    return report
+
+
+def _error_of(report: pytest.TestReport) -> tuple[str, str]:
+    found = getattr(report, "portability_error", None)
+    if found:
+        return found[0], found[1][:2000]
+    text = str(report.longrepr)
+    return "Error", text[-2000:]
