@@ -513,6 +513,40 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> 
     return (yield)
 
 
+def pytest_runtest_logstart(nodeid: str, location: tuple) -> None:
+    """Tell the runner which subtest is in flight, so a crash or hang is pinned on it."""
+    if _sink is not None:
+        _sink({"event": "start", "test_id": nodeid})
+
+
+def pytest_collectreport(report: pytest.CollectReport) -> None:
+    """A case file that fails to import or collect is an error of the whole case."""
+    if _sink is not None and report.failed:
+        text = str(report.longrepr)
+        _sink(
+            {
+                "event": "result",
+                "test_id": report.nodeid or "<collection>",
+                "when": "collect",
+                "outcome": "error",
+                "error_type": _collect_error_type(text),
+                "error_message": text[-2000:],
+                "op_latencies_ms": [],
+                "test_time_ms": None,
+            }
+        )
+
+
+def _collect_error_type(text: str) -> str:
+    """The exception name in a collection traceback ('E   ModuleNotFoundError: ...')."""
+    for line in reversed(text.splitlines()):
+        stripped = line.lstrip("E").strip()
+        head = stripped.split(":", 1)[0]
+        if head.isidentifier() and (head.endswith("Error") or head.endswith("Exception")):
+            return head
+    return "CollectionError"
+
+
 def pytest_runtest_logreport(report: pytest.TestReport) -> None:
     """Emit one record per subtest: its outcome (setup, call or teardown failure) and timings."""
     if _sink is None:
@@ -533,6 +567,7 @@ def _record(report: pytest.TestReport) -> dict[str, Any]:
     if report.skipped and isinstance(report.longrepr, tuple):
         error_message = str(report.longrepr[2])
     return {
+        "event": "result",
         "test_id": report.nodeid,
         "when": report.when,
         "outcome": outcome,

@@ -1,0 +1,282 @@
+"""`portability`: one subcommand per pipeline step, the same commands dvc.yaml runs.
+
+Each step's module is imported only when its command runs, so `portability run` on a bare
+accelerator machine never imports pandas, pandera, DVC or `datasets`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+from portability_data.contracts import DEVICES, FRAMEWORKS, MODES
+
+
+def load_params(path: Path) -> dict[str, Any]:
+    """params.yaml as a dict; a missing or malformed file is a clear error."""
+    import yaml
+
+    from portability_data.params import check_params
+
+    try:
+        params = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise SystemExit(f"error: {path} not found; run from the repository root or pass --params") from None
+    except yaml.YAMLError as exc:
+        raise SystemExit(f"error: {path} is not valid YAML: {exc}") from None
+    return check_params(params, str(path))
+
+
+def _repo_root() -> Path:
+    return Path.cwd()
+
+
+def cmd_enumerate(args: argparse.Namespace) -> None:
+    from portability_data.enumerate_api import run_enumerate
+
+    params = load_params(args.params)
+    run_enumerate(list(params["enumerate"]["frameworks"]), args.out)
+
+
+def cmd_frequencies(args: argparse.Namespace) -> None:
+    from portability_data.frequencies import run_frequencies
+
+    params = load_params(args.params)
+    run_frequencies(params["frequencies"], args.api, args.out)
+
+
+def cmd_sample(args: argparse.Namespace) -> None:
+    from portability_data.sampling import run_sample
+
+    params = load_params(args.params)
+    run_sample(params["sample"], args.frequencies, args.reference_samples, args.cases_dir, args.out)
+
+
+def cmd_cases(args: argparse.Namespace) -> None:
+    from portability_data.cases import compile_cases
+
+    frame = compile_cases(_repo_root(), args.api, args.samples, args.out, collect=not args.no_collect)
+    print(f"{len(frame)} case(s) -> {args.out}")
+
+
+def cmd_case_new(args: argparse.Namespace) -> None:
+    from portability_data.cases import scaffold
+
+    row, test = scaffold(_repo_root(), args.framework, args.function)
+    print(f"created {row}\ncreated {test}\nnext: write the test, fill the row, run `portability case check`")
+
+
+def cmd_case_check(args: argparse.Namespace) -> None:
+    from portability_data.case_rows import CaseRowError, load_rows
+    from portability_data.cases import check_rows
+    from portability_data.tableio import read_table
+
+    root = _repo_root()
+    try:
+        rows = load_rows(root / "cases", root)
+        if args.paths:
+            wanted = {str(Path(p)) for p in args.paths}
+            rows = [r for r in rows if r["_row_file"] in wanted or r.get("test_file") in wanted]
+        api = read_table("api", args.api) if args.api.exists() else None
+        samples = read_table("samples", args.samples) if args.samples.exists() else None
+        problems = check_rows(rows, api, samples, root, collect=not args.no_collect)
+        if problems:
+            raise CaseRowError(problems)
+    except CaseRowError as exc:
+        print(exc, file=sys.stderr)
+        raise SystemExit(1) from None
+    print(f"{len(rows)} case row(s) OK")
+
+
+def cmd_run(args: argparse.Namespace) -> None:
+    from portability_data.runner import Paths, RunError, RunSpec, run
+
+    spec = RunSpec(framework=args.framework, device=args.device, mode=args.mode, repeats=args.repeats,
+                   timeout_s=args.timeout, memory_mb=args.memory_mb, cases=tuple(args.cases or ()))
+    try:
+        run_id = run(spec, Paths.under(_repo_root()), resume=args.resume)
+    except RunError as exc:
+        raise SystemExit(f"error: {exc}") from None
+    print(run_id)
+
+
+def cmd_run_stage(args: argparse.Namespace) -> None:
+    from portability_data.run_stage import run_stage
+
+    run_stage(load_params(args.params)["run"], _repo_root(), args.out)
+
+
+def cmd_reference_import(args: argparse.Namespace) -> None:
+    from portability_data.reference import import_reference
+
+    written = import_reference(Path(args.dir), args.out, args.runs_out)
+    print(f"{len(written)} shard(s) written")
+
+
+def cmd_aggregate(args: argparse.Namespace) -> None:
+    from portability_data.aggregate import run_aggregate
+
+    run_aggregate(args.results, args.runs, args.outcomes, args.latencies, cases_path=args.cases,
+                  quarantine=args.quarantine)
+
+
+def cmd_report(args: argparse.Namespace) -> None:
+    from portability_data.report import run_report
+
+    run_report(Path("data"), args.out, args.metrics)
+
+
+def cmd_dataset_build(args: argparse.Namespace) -> None:
+    from portability_data.dataset import build_dataset
+
+    params = load_params(args.params)
+    build_dataset(Path("data"), Path("DATASET_CARD.md"), params["dataset"])
+    print("data/README.md written")
+
+
+def cmd_dataset_card(args: argparse.Namespace) -> None:
+    from portability_data.dataset import sync_card
+
+    changed = sync_card(Path("DATASET_CARD.md"))
+    print("DATASET_CARD.md " + ("updated" if changed else "already up to date"))
+
+
+def cmd_dataset_publish(args: argparse.Namespace) -> None:
+    from portability_data.dataset import publish
+
+    publish(Path("data"), args.repo_id, revision=args.revision, create_pr=args.create_pr)
+
+
+def cmd_schemas_export(args: argparse.Namespace) -> None:
+    from portability_data.schemas import export_all
+
+    for path in export_all(args.out):
+        print(path)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="portability",
+        description="Measure how portable ML framework functions are across hardware; every step is a table.",
+    )
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    def add(name: str, func: Any, help_: str) -> argparse.ArgumentParser:
+        p = sub.add_parser(name, help=help_, description=help_)
+        p.set_defaults(func=func)
+        return p
+
+    p = add("enumerate", cmd_enumerate, "List every public function, class and method of the frameworks (api table).")
+    p.add_argument("--params", type=Path, default=Path("params.yaml"), help="parameters file (enumerate section)")
+    p.add_argument("--out", type=Path, default=Path("data/api/api.parquet"), help="api table to write")
+
+    p = add("frequencies", cmd_frequencies, "Count how often each API function is called in a corpus.")
+    p.add_argument("--params", type=Path, default=Path("params.yaml"), help="parameters file (frequencies section)")
+    p.add_argument("--api", type=Path, default=Path("data/api/api.parquet"), help="api table to resolve names")
+    p.add_argument("--out", type=Path, default=Path("data/frequencies/frequencies.parquet"), help="table to write")
+
+    p = add("sample", cmd_sample, "Draw the stratified sample (top N + per decile) with replacements.")
+    p.add_argument("--params", type=Path, default=Path("params.yaml"), help="parameters file (sample section)")
+    p.add_argument("--frequencies", type=Path, default=Path("data/frequencies/frequencies.parquet"))
+    p.add_argument("--reference-samples", type=Path, default=Path("data/reference/samples_mince2023.parquet"),
+                   help="the study's own sample (made by `portability reference import`)")
+    p.add_argument("--cases-dir", type=Path, default=Path("cases"), help="case rows (unsuitable ones get replaced)")
+    p.add_argument("--out", type=Path, default=Path("data/samples/samples.parquet"), help="samples table to write")
+
+    p = add("cases", cmd_cases, "Check every case row and compile them into the cases table.")
+    p.add_argument("--api", type=Path, default=Path("data/api/api.parquet"))
+    p.add_argument("--samples", type=Path, default=Path("data/samples/samples.parquet"))
+    p.add_argument("--out", type=Path, default=Path("data/cases/cases.parquet"))
+    p.add_argument("--no-collect", action="store_true", help="skip the pytest collection check")
+
+    case = sub.add_parser("case", help="Add or check cases (the contributor's commands).",
+                          description="Add or check cases (the contributor's commands).")
+    case_sub = case.add_subparsers(dest="case_command", required=True, metavar="COMMAND")
+    p = case_sub.add_parser("new", help="Scaffold a case row and test file.", description="Scaffold a case.")
+    p.add_argument("framework", choices=FRAMEWORKS)
+    p.add_argument("function", help="qualified name, e.g. torch.nn.Linear")
+    p.set_defaults(func=cmd_case_new)
+    p = case_sub.add_parser("check", help="Validate case rows (what CI runs).", description="Validate case rows.")
+    p.add_argument("paths", nargs="*", help="row or test files to check (default: all)")
+    p.add_argument("--api", type=Path, default=Path("data/api/api.parquet"))
+    p.add_argument("--samples", type=Path, default=Path("data/samples/samples.parquet"))
+    p.add_argument("--no-collect", action="store_true", help="skip the pytest collection check")
+    p.set_defaults(func=cmd_case_check)
+
+    p = add("run", cmd_run, "Run the cases of one framework on one device and mode; append a result shard.")
+    p.add_argument("--framework", choices=FRAMEWORKS, required=True)
+    p.add_argument("--device", choices=DEVICES, default="cpu")
+    p.add_argument("--mode", choices=MODES, default="eager")
+    p.add_argument("--repeats", type=int, default=3, help="runs of every subtest (the study: 3)")
+    p.add_argument("--timeout", type=float, default=900.0, help="seconds per subtest (the study: 15 minutes)")
+    p.add_argument("--memory-mb", type=int, default=8192, help="memory cap of the case worker")
+    p.add_argument("--cases", nargs="*", help="case ids to run (default: all active cases)")
+    p.add_argument("--resume", metavar="RUN_ID", help="finish a run that was killed, from its journal")
+
+    p = add("run-stage", cmd_run_stage, "The DVC run stage: every framework x device x mode of params.yaml.")
+    p.add_argument("--params", type=Path, default=Path("params.yaml"))
+    p.add_argument("--out", type=Path, default=Path("data/run_manifest.json"))
+
+    ref = sub.add_parser("reference", help="Import the 2023 study's raw data.", description="Import the study.")
+    ref_sub = ref.add_subparsers(dest="reference_command", required=True, metavar="COMMAND")
+    p = ref_sub.add_parser("import", help="Import the study's raw results as shards (source mince2023).",
+                           description="Import the study's raw results as shards (source mince2023).")
+    p.add_argument("dir", help="folder laid out like shared/reference/mince2023")
+    p.add_argument("--out", type=Path, default=Path("data/results/mince2023"))
+    p.add_argument("--runs-out", type=Path, default=Path("data/runs/mince2023"))
+    p.set_defaults(func=cmd_reference_import)
+
+    p = add("aggregate", cmd_aggregate, "Compute outcomes and latencies from every shard (the study's way).")
+    p.add_argument("--results", type=Path, default=Path("data/results"))
+    p.add_argument("--runs", type=Path, default=Path("data/runs"))
+    p.add_argument("--cases", type=Path, default=Path("data/cases/cases.parquet"))
+    p.add_argument("--outcomes", type=Path, default=Path("data/outcomes/outcomes.parquet"))
+    p.add_argument("--latencies", type=Path, default=Path("data/latencies/latencies.parquet"))
+    p.add_argument("--quarantine", action="store_true", help="leave bad shards out (default: stop on them)")
+
+    p = add("report", cmd_report, "Render the report (Markdown + offline HTML, figures) and the metrics.")
+    p.add_argument("--out", type=Path, default=Path("reports"))
+    p.add_argument("--metrics", type=Path, default=Path("reports/metrics.json"))
+
+    ds = sub.add_parser("dataset", help="Build or publish the dataset folder.", description="The dataset folder.")
+    ds_sub = ds.add_subparsers(dest="dataset_command", required=True, metavar="COMMAND")
+    p = ds_sub.add_parser("build", help="Write data/README.md (card + configs + features).",
+                          description="Write data/README.md (card + configs + features).")
+    p.add_argument("--params", type=Path, default=Path("params.yaml"))
+    p.set_defaults(func=cmd_dataset_build)
+    p = ds_sub.add_parser("card", help="Regenerate the table section of DATASET_CARD.md from the contracts.",
+                          description="Regenerate the table section of DATASET_CARD.md from the contracts.")
+    p.set_defaults(func=cmd_dataset_card)
+    p = ds_sub.add_parser("publish", help="Upload the dataset folder to the Hugging Face Hub.",
+                          description="Upload the dataset folder to the Hugging Face Hub.")
+    p.add_argument("--repo-id", required=True, help="<namespace>/portability")
+    p.add_argument("--revision", help="tag or branch")
+    p.add_argument("--create-pr", action="store_true")
+    p.set_defaults(func=cmd_dataset_publish)
+
+    sch = sub.add_parser("schemas", help="Export the table schemas.", description="Export the table schemas.")
+    sch_sub = sch.add_subparsers(dest="schemas_command", required=True, metavar="COMMAND")
+    p = sch_sub.add_parser("export", help="Write schemas/<table>.yaml from the pandera models.",
+                           description="Write schemas/<table>.yaml from the pandera models.")
+    p.add_argument("--out", type=Path, default=Path("schemas"))
+    p.set_defaults(func=cmd_schemas_export)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        args.func(args)
+    except ValueError as exc:
+        # Contract breaks (TableValidationError, CaseRowError, ParamsError) say what and where.
+        if type(exc).__name__ not in ("TableValidationError", "CaseRowError", "ParamsError"):
+            raise
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

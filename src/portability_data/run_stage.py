@@ -1,0 +1,63 @@
+"""The DVC `run` stage: run every framework x device x mode of params.yaml that this checkout
+has no complete run for, and write a manifest of the runs that cover the current cases.
+
+Shards are source data, not stage outputs (DESIGN.md): a shard from another machine is added by
+git and picked up by `aggregate`. So this stage skips a combination when a complete run of the
+same framework, device, mode and parameters over the same case files is already in data/runs
+(the params hash covers the case files' digest), and only the manifest is its output.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+from typing import Any
+
+import pyarrow.parquet as pq
+
+from portability_data.atomic import atomic_write_bytes
+from portability_data.runner import Paths, RunSpec, run
+
+
+def cases_digest(repo_root: Path, framework: str) -> str:
+    """sha256 over the framework's row and test files (names and contents)."""
+    digest = hashlib.sha256()
+    for path in sorted((repo_root / "cases" / framework).glob("*")):
+        if path.suffix in (".py", ".yaml") and path.is_file():
+            digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()[:16]
+
+
+def existing_runs(runs_dir: Path) -> dict[str, dict[str, Any]]:
+    """Complete runs in data/runs by params hash (the latest one where several share it)."""
+    found: dict[str, dict[str, Any]] = {}
+    for path in sorted(runs_dir.rglob("*.parquet")):
+        for row in pq.read_table(path, columns=["run_id", "params_hash", "status", "finished_at"]).to_pylist():
+            if row["status"] == "complete" and row["params_hash"]:
+                found[row["params_hash"]] = row
+    return found
+
+
+def run_stage(run_params: dict[str, Any], repo_root: Path, manifest: Path) -> list[str]:
+    """Run what is missing; write the manifest (run ids covering the current cases); return it."""
+    paths = Paths.under(repo_root)
+    done = existing_runs(paths.runs_dir)
+    covering = []
+    for framework in run_params["frameworks"]:
+        digest = cases_digest(paths.repo_root, framework)
+        for device in run_params["devices"]:
+            for mode in run_params["modes"]:
+                spec = RunSpec(framework=framework, device=device, mode=mode, repeats=run_params["repeats"],
+                               timeout_s=float(run_params["timeout_s"]), memory_mb=run_params["memory_mb"],
+                               cases=())
+                key = spec.params_hash(digest)
+                if key in done:
+                    print(f"{framework}/{device}/{mode}: up to date ({done[key]['run_id']})", flush=True)
+                    covering.append(done[key]["run_id"])
+                    continue
+                print(f"{framework}/{device}/{mode}: running", flush=True)
+                covering.append(run(spec, paths, params_hash=key))
+    text = json.dumps({"runs": covering}, indent=2) + "\n"
+    atomic_write_bytes(manifest, text.encode())
+    return covering

@@ -1,0 +1,242 @@
+"""The table contracts as pandera models: column types from `contracts.py`, plus value checks.
+
+Every table is validated against its model on every write and read (`tableio`). The models
+are exported to `schemas/<table>.yaml` (`portability schemas export`); a test fails when an
+exported file is out of date, and another when a model disagrees with its Arrow schema.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import pandas as pd
+import pandera.pandas as pa
+import pyarrow
+
+from portability_data import contracts as c
+
+Str = Annotated[pd.ArrowDtype, pyarrow.string()]
+Int = Annotated[pd.ArrowDtype, pyarrow.int64()]
+Float = Annotated[pd.ArrowDtype, pyarrow.float64()]
+StrList = Annotated[pd.ArrowDtype, pyarrow.list_(pyarrow.string())]
+FloatList = Annotated[pd.ArrowDtype, pyarrow.list_(pyarrow.float64())]
+Timestamp = Annotated[pd.ArrowDtype, pyarrow.timestamp("us", tz="UTC")]
+
+# A qualified name: dotted identifiers only (no calls, spaces or code).
+QUALIFIED_NAME = r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$"
+IDENTIFIER = r"^[A-Za-z0-9_.:\-]+$"
+
+
+class _Table(pa.DataFrameModel):
+    class Config:
+        strict = True
+        ordered = True
+        coerce = False
+
+
+class ApiTable(_Table):
+    """Every public function, builtin, class and method of a framework at one version."""
+
+    framework: Str = pa.Field(isin=c.FRAMEWORKS)
+    framework_version: Str = pa.Field(str_length={"min_value": 1})
+    qualified_name: Str = pa.Field(str_matches=QUALIFIED_NAME)
+    module: Str = pa.Field(str_matches=QUALIFIED_NAME)
+    name: Str = pa.Field(str_length={"min_value": 1})
+    kind: Str = pa.Field(isin=c.API_KINDS)
+
+    @pa.dataframe_check(error="qualified_name is duplicated within a framework")
+    def unique_names(cls, frame: pd.DataFrame) -> pd.Series:
+        return ~frame.duplicated(["framework", "qualified_name"], keep=False)
+
+
+class FrequenciesTable(_Table):
+    """How often each API function is called in a corpus: resolved and bare-name counts."""
+
+    framework: Str = pa.Field(isin=c.FRAMEWORKS)
+    corpus: Str = pa.Field(str_length={"min_value": 1})
+    qualified_name: Str = pa.Field(str_matches=QUALIFIED_NAME)
+    calls: Int = pa.Field(ge=0)
+    bare_calls: Int = pa.Field(ge=0)
+    files: Int = pa.Field(ge=0)
+    resolution: Str = pa.Field(str_length={"min_value": 1})
+
+
+class SamplesTable(_Table):
+    """Every draw, overlap and replacement of a stratified sample."""
+
+    sample_id: Str = pa.Field(str_matches=IDENTIFIER)
+    framework: Str = pa.Field(isin=c.FRAMEWORKS)
+    function: Str = pa.Field(str_matches=QUALIFIED_NAME)
+    study_name: Str = pa.Field(nullable=True)
+    bucket: Str = pa.Field(isin=("top20", *[str(d) for d in range(10, 101, 10)]))
+    frequency: Int = pa.Field(ge=0, nullable=True)
+    draw_order: Int = pa.Field(ge=0)
+    status: Str = pa.Field(isin=c.SAMPLE_STATUSES)
+    replaced_by: Str = pa.Field(nullable=True)
+    reason: Str = pa.Field(isin=c.REPLACEMENT_REASONS, nullable=True)
+    seed: Int = pa.Field(nullable=True)
+
+
+class CasesTable(_Table):
+    """The curated cases: one row per function with its test file and upstream test."""
+
+    case_id: Str = pa.Field(str_matches=QUALIFIED_NAME, unique=True)
+    framework: Str = pa.Field(isin=c.FRAMEWORKS)
+    function: Str = pa.Field(str_matches=QUALIFIED_NAME)
+    study_name: Str = pa.Field(nullable=True)
+    test_file: Str = pa.Field(str_matches=r"^cases/(torch|tensorflow|jax)/test_[A-Za-z0-9_]+\.py$", nullable=True)
+    upstream_test: Str = pa.Field(nullable=True)
+    samples: StrList
+    status: Str = pa.Field(isin=c.CASE_STATUSES)
+    removed_since: Str = pa.Field(nullable=True)
+    notes: Str
+    schema_version: Int = pa.Field(ge=1, le=c.SCHEMA_VERSION)
+
+
+class ResultsTable(_Table):
+    """One row per subtest x repeat of a run: outcome, failure category, op timings."""
+
+    run_id: Str = pa.Field(str_matches=IDENTIFIER)
+    source: Str = pa.Field(str_matches=IDENTIFIER)
+    case_id: Str = pa.Field(str_matches=QUALIFIED_NAME)
+    framework: Str = pa.Field(isin=c.FRAMEWORKS)
+    function: Str = pa.Field(str_matches=QUALIFIED_NAME)
+    test_id: Str = pa.Field(str_length={"min_value": 1})
+    subtest: Str = pa.Field(str_length={"min_value": 1})
+    repeat: Int = pa.Field(ge=0)
+    outcome: Str = pa.Field(isin=c.SUBTEST_OUTCOMES)
+    failure_category: Str = pa.Field(isin=c.FAILURE_CATEGORIES, nullable=True)
+    failure_rule: Str = pa.Field(nullable=True)
+    error_type: Str = pa.Field(nullable=True)
+    error_message: Str = pa.Field(nullable=True)
+    op_latencies_ms: FloatList
+    test_time_ms: Float = pa.Field(ge=0, nullable=True)
+    device: Str = pa.Field(isin=c.DEVICES)
+    device_model: Str = pa.Field(str_length={"min_value": 1})
+    mode: Str = pa.Field(isin=c.MODES)
+    framework_version: Str = pa.Field(str_length={"min_value": 1})
+
+    @pa.dataframe_check(error="a failed subtest needs a failure category, a passed one none")
+    def category_matches_outcome(cls, frame: pd.DataFrame) -> pd.Series:
+        failing = frame["outcome"].isin(["failed", "error", "timeout", "crashed", "memory"])
+        has_category = frame["failure_category"].notna()
+        return (failing == has_category) | ~frame["outcome"].isin(
+            ["passed", "failed", "error", "timeout", "crashed", "memory"]
+        )
+
+    @pa.dataframe_check(error="(run_id, test_id, repeat) is duplicated")
+    def unique_rows(cls, frame: pd.DataFrame) -> pd.Series:
+        return ~frame.duplicated(["run_id", "test_id", "repeat"], keep=False)
+
+
+class RunsTable(_Table):
+    """One row per run: where, what, with which versions, and the timer's floor."""
+
+    run_id: Str = pa.Field(str_matches=IDENTIFIER, unique=True)
+    source: Str = pa.Field(str_matches=IDENTIFIER)
+    framework: Str = pa.Field(isin=c.FRAMEWORKS)
+    framework_version: Str = pa.Field(str_length={"min_value": 1})
+    device: Str = pa.Field(isin=c.DEVICES)
+    device_model: Str = pa.Field(str_length={"min_value": 1})
+    mode: Str = pa.Field(isin=c.MODES)
+    repeats: Int = pa.Field(ge=1)
+    timeout_s: Float = pa.Field(gt=0, nullable=True)
+    host: Str
+    os: Str
+    python: Str
+    cpu_model: Str
+    accelerator: Str = pa.Field(nullable=True)
+    driver: Str = pa.Field(nullable=True)
+    packages: Str = pa.Field(str_startswith="{")
+    git_commit: Str = pa.Field(nullable=True)
+    params_hash: Str = pa.Field(nullable=True)
+    timer_floor_ms: Float = pa.Field(ge=0, nullable=True)
+    started_at: Timestamp = pa.Field(nullable=True)
+    finished_at: Timestamp = pa.Field(nullable=True)
+    status: Str = pa.Field(isin=c.RUN_STATUSES)
+    n_results: Int = pa.Field(ge=0)
+
+
+class OutcomesTable(_Table):
+    """Per function x device x mode x source: success, partial or complete failure."""
+
+    source: Str = pa.Field(str_matches=IDENTIFIER)
+    framework: Str = pa.Field(isin=c.FRAMEWORKS)
+    framework_version: Str
+    function: Str = pa.Field(str_matches=QUALIFIED_NAME)
+    device: Str = pa.Field(isin=c.DEVICES)
+    device_model: Str
+    mode: Str = pa.Field(isin=c.MODES)
+    outcome: Str = pa.Field(isin=c.FUNCTION_OUTCOMES)
+    n_subtests: Int = pa.Field(ge=0)
+    n_passed: Int = pa.Field(ge=0)
+    n_failed: Int = pa.Field(ge=0)
+    n_skipped: Int = pa.Field(ge=0)
+    dominant_failure_category: Str = pa.Field(isin=c.FAILURE_CATEGORIES, nullable=True)
+
+
+class LatenciesTable(_Table):
+    """Per function x device (x reference device): the study's latency, median, spread, ratio."""
+
+    source: Str = pa.Field(str_matches=IDENTIFIER)
+    framework: Str = pa.Field(isin=c.FRAMEWORKS)
+    framework_version: Str
+    function: Str = pa.Field(str_matches=QUALIFIED_NAME)
+    mode: Str = pa.Field(isin=c.MODES)
+    device: Str = pa.Field(isin=c.DEVICES)
+    device_model: Str
+    reference_device: Str = pa.Field(isin=c.DEVICES, nullable=True)
+    reference_device_model: Str = pa.Field(nullable=True)
+    n_subtests: Int = pa.Field(ge=1)
+    latency_ms: Float = pa.Field(ge=0)
+    median_ms: Float = pa.Field(ge=0)
+    spread: Float = pa.Field(ge=0)
+    reference_latency_ms: Float = pa.Field(ge=0, nullable=True)
+    ratio: Float = pa.Field(ge=0, nullable=True)
+
+
+MODELS: dict[str, type[_Table]] = {
+    "api": ApiTable,
+    "frequencies": FrequenciesTable,
+    "samples": SamplesTable,
+    "cases": CasesTable,
+    "results": ResultsTable,
+    "runs": RunsTable,
+    "outcomes": OutcomesTable,
+    "latencies": LatenciesTable,
+}
+
+
+def model_for(table: str) -> type[_Table]:
+    try:
+        return MODELS[table]
+    except KeyError:
+        raise KeyError(f"unknown table {table!r}; known tables: {', '.join(MODELS)}") from None
+
+
+def export_yaml(table: str) -> str:
+    """The model as pandera YAML, with a header naming its source (the file is generated)."""
+    import warnings
+
+    model = model_for(table)
+    header = f"# Generated from portability_data.schemas.{model.__name__} by `portability schemas export`; do not edit.\n"
+    schema = model.to_schema()
+    for check in schema.checks:  # table-wide checks are code, which pandera's YAML leaves out
+        header += f"# table-wide check {check.name}: {check.error}\n"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        return header + model.to_yaml()
+
+
+def export_all(folder: Path) -> list[Path]:
+    """Write schemas/<table>.yaml for every table; returns the files written."""
+    from portability_data.tableio import atomic_write_bytes
+
+    folder.mkdir(parents=True, exist_ok=True)
+    written = []
+    for table in MODELS:
+        path = folder / f"{table}.yaml"
+        atomic_write_bytes(path, export_yaml(table).encode())
+        written.append(path)
+    return written

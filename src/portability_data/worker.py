@@ -1,0 +1,105 @@
+"""A case worker: one process that imports the framework once and runs many case files.
+
+The runner starts it with the device and mode in the environment and talks to it in JSON lines:
+requests on stdin ({"file": ..., "deselect": [...]}), events on the file descriptor named by
+PORTABILITY_EVENTS_FD (ready, start, result, done). Its own stdout and stderr (pytest's and the
+framework's chatter) go to a log file, so nothing a case prints can corrupt the event stream.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import traceback
+from typing import Any, TextIO
+
+
+def _emit(stream: TextIO, event: dict[str, Any]) -> None:
+    stream.write(json.dumps(event, default=str) + "\n")
+    stream.flush()
+
+
+def main() -> int:
+    events = os.fdopen(int(os.environ["PORTABILITY_EVENTS_FD"]), "w", buffering=1)
+    framework = os.environ["PORTABILITY_FRAMEWORK"]
+    rootdir = os.environ["PORTABILITY_ROOTDIR"]
+
+    import pytest
+
+    from portability_data import harness
+
+    try:
+        backend = harness.backend_for(framework)
+        floor = harness.Timer(backend, os.environ.get("PORTABILITY_MODE", "eager"), 0).floor_ms()
+        version = _framework_version(framework)
+        _emit(
+            events,
+            {
+                "event": "ready",
+                "device_model": backend.describe(),
+                "framework_version": version,
+                "timer_floor_ms": floor,
+                "driver": _driver(framework, backend.device),
+            },
+        )
+    except Exception as exc:  # the device is absent or the framework broken: say so and stop
+        _emit(events, {"event": "fatal", "error": f"{type(exc).__name__}: {exc}"})
+        return 3
+
+    harness.set_sink(lambda record: _emit(events, record))
+    for line in sys.stdin:
+        request = json.loads(line)
+        args = [
+            request["file"],
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "--rootdir",
+            rootdir,
+            "--import-mode=importlib",
+            "-o",
+            "addopts=",
+            "-W",
+            "ignore::DeprecationWarning",
+        ]
+        for node in request.get("deselect", []):
+            args += ["--deselect", node]
+        _forget_case_modules(rootdir)
+        try:
+            code = pytest.main(args)
+        except BaseException:
+            _emit(events, {"event": "internal", "error": traceback.format_exc()[-2000:]})
+            code = -1
+        _emit(events, {"event": "done", "exit_code": int(code)})
+    return 0
+
+
+def _forget_case_modules(rootdir: str) -> None:
+    """Drop case modules (and conftests) of earlier requests, so every repeat imports its case file
+    afresh: a module whose import failed must fail again, not come back half-initialised."""
+    cases = os.path.join(os.path.realpath(rootdir), "cases") + os.sep
+    for name, module in list(sys.modules.items()):
+        path = getattr(module, "__file__", None) or ""
+        if path and os.path.realpath(path).startswith(cases):
+            del sys.modules[name]
+
+
+def _framework_version(framework: str) -> str:
+    module = __import__(framework)
+    return str(getattr(module, "__version__", "unknown"))
+
+
+def _driver(framework: str, device: str) -> str | None:
+    """The accelerator runtime version, where the framework tells it."""
+    if device == "cpu":
+        return None
+    if framework == "torch":
+        import torch
+
+        return f"cuda {torch.version.cuda}" if torch.version.cuda else None
+    return None
+
+
+if __name__ == "__main__":
+    sys.exit(main())

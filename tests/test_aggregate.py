@@ -1,0 +1,403 @@
+"""Aggregation: one small synthetic shard per rule, expectations computed by hand in the comments."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import pytest
+
+from portability_data.aggregate import aggregate, run_aggregate, summary_tables, to_markdown
+from portability_data.tableio import read_table, write_table
+
+DEVICE_MODELS = {"gpu": "T4", "tpu": "TPU v3-8", "cpu": "Xeon"}
+
+
+def row(
+    subtest: str,
+    outcome: str = "passed",
+    ops: list[float] | None = None,
+    *,
+    repeat: int = 0,
+    device: str = "gpu",
+    function: str = "torch.f",
+    category: str | None = None,
+    run_id: str | None = None,
+    device_model: str | None = None,
+    test_id: str | None = None,
+    framework: str = "torch",
+) -> dict[str, Any]:
+    failing = outcome in ("failed", "error", "timeout", "crashed", "memory")
+    return {
+        "run_id": run_id or f"run-{device}",
+        "source": "portability",
+        "case_id": function,
+        "framework": framework,
+        "function": function,
+        "test_id": test_id or f"cases/{function}.py::{subtest}",
+        "subtest": subtest,
+        "repeat": repeat,
+        "outcome": outcome,
+        "failure_category": category or ("other" if failing else None),
+        "failure_rule": "unclassified" if failing else None,
+        "error_type": "E" if failing else None,
+        "error_message": "boom" if failing else None,
+        "op_latencies_ms": list(ops or []),
+        "test_time_ms": 1.0,
+        "device": device,
+        "device_model": device_model or DEVICE_MODELS[device],
+        "mode": "eager",
+        "framework_version": "2.0",
+    }
+
+
+def frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
+    return pd.DataFrame(rows)
+
+
+def runs_for(results: pd.DataFrame, repeats: int) -> pd.DataFrame:
+    return pd.DataFrame({"run_id": sorted(set(results["run_id"])), "repeats": repeats})
+
+
+def outcome_of(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    outcomes, _ = aggregate(frame(rows))
+    assert len(outcomes) == 1
+    return outcomes.iloc[0].to_dict()
+
+
+# --------------------------------------------------------------------------- outcomes
+
+
+def test_all_passed_is_success_and_skipped_do_not_count() -> None:
+    got = outcome_of([row("a"), row("b"), row("c", "skipped")])
+    assert (got["outcome"], got["n_subtests"], got["n_passed"], got["n_failed"], got["n_skipped"]) == (
+        "success",
+        2,
+        2,
+        0,
+        1,
+    )
+    assert pd.isna(got["dominant_failure_category"])
+
+
+def test_some_failed_is_partial_and_a_failure_in_any_repeat_fails_the_subtest() -> None:
+    # a: passed in repeat 0, failed in repeat 1 -> failed; b passed -> partial, 1 of 2 failed
+    got = outcome_of([row("a", repeat=0), row("a", "failed", repeat=1, category="timeout"), row("b")])
+    assert (got["outcome"], got["n_passed"], got["n_failed"]) == ("partial_failure", 1, 1)
+    assert got["dominant_failure_category"] == "timeout"
+
+
+def test_all_failed_is_complete_failure_with_the_most_frequent_category() -> None:
+    # a: type_failure x2 in its repeats; b: not_implemented; c: not_implemented -> 2 votes to 1
+    got = outcome_of(
+        [
+            row("a", "failed", category="type_failure"),
+            row("a", "failed", repeat=1, category="type_failure"),
+            row("b", "failed", category="not_implemented"),
+            row("c", "error", category="not_implemented"),
+            row("d", "skipped"),
+        ]
+    )
+    assert (got["outcome"], got["n_subtests"], got["n_failed"], got["n_skipped"]) == (
+        "complete_failure",
+        3,
+        3,
+        1,
+    )
+    assert got["dominant_failure_category"] == "not_implemented"
+
+
+def test_unknown_outcomes() -> None:
+    assert outcome_of([row("a", "unknown"), row("b", "unknown")])["outcome"] == "unknown"
+    # passed + unknown: could be success or partial -> unknown; n_subtests counts the unknown one
+    got = outcome_of([row("a"), row("b", "unknown")])
+    assert (got["outcome"], got["n_subtests"], got["n_passed"], got["n_failed"]) == ("unknown", 2, 1, 0)
+    # failed + unknown: complete or partial -> unknown
+    assert outcome_of([row("a", "failed"), row("b", "unknown")])["outcome"] == "unknown"
+    # passed + failed settle it whatever the unknowns
+    assert outcome_of([row("a"), row("b", "failed"), row("c", "unknown")])["outcome"] == "partial_failure"
+    # all skipped: nothing known
+    assert outcome_of([row("a", "skipped")])["outcome"] == "unknown"
+
+
+def test_harness_failures_do_not_count_against_the_function() -> None:
+    got = outcome_of([row("a"), row("b", "failed", category="harness")])
+    assert (got["outcome"], got["n_subtests"], got["n_passed"], got["n_failed"]) == ("success", 1, 1, 0)
+    only_harness = outcome_of([row("b", "failed", category="harness")])
+    assert (only_harness["outcome"], only_harness["n_subtests"]) == ("unknown", 0)
+
+
+def test_groups_split_by_device_model_and_version() -> None:
+    outcomes, _ = aggregate(
+        frame(
+            [
+                row("a", device="gpu"),
+                row("a", "failed", device="gpu", device_model="A100", run_id="r2"),
+            ]
+        )
+    )
+    assert dict(zip(outcomes["device_model"], outcomes["outcome"])) == {
+        "A100": "complete_failure",
+        "T4": "success",
+    }
+
+
+# --------------------------------------------------------------------------- latencies
+
+
+def two_device_shard() -> list[dict[str, Any]]:
+    """gpu and tpu, 2 repeats each.
+    gpu: s1 [1,3] + [2] -> mean 2, median 2; s2 [4] + [6] -> 5; s3 [10] + [] (untimed in repeat 1);
+         s4 failed (no passing result); s5 [7] + [7] -> 7, tpu has no s5.
+    tpu: s1 [10] + [30] -> 20; s2 [50] + [50] -> 50; s3 [1] + [1]; s4 [8] + [8] passes.
+    paired (tpu vs gpu): s1, s2 -> gpu (2+5)/2 = 3.5, tpu (20+50)/2 = 35, ratio 10.
+    unpaired gpu: s1, s2, s5 -> (2+5+7)/3 = 4.666..; unpaired tpu: s1, s2, s3, s4 -> (20+50+1+8)/4 = 19.75."""
+    rows = []
+    for repeat, (s1, s2, s3, s5) in enumerate(
+        (([1.0, 3.0], [4.0], [10.0], [7.0]), ([2.0], [6.0], [], [7.0]))
+    ):
+        rows += [
+            row("s1", ops=s1, repeat=repeat),
+            row("s2", ops=s2, repeat=repeat),
+            row("s3", ops=s3, repeat=repeat),
+            row("s4", "failed", repeat=repeat),
+            row("s5", ops=s5, repeat=repeat),
+        ]
+    for repeat, (s1, s2) in enumerate((([10.0], [50.0]), ([30.0], [50.0]))):
+        rows += [
+            row("s1", ops=s1, repeat=repeat, device="tpu"),
+            row("s2", ops=s2, repeat=repeat, device="tpu"),
+            row("s3", ops=[1.0], repeat=repeat, device="tpu"),
+            row("s4", ops=[8.0], repeat=repeat, device="tpu"),
+        ]
+    return rows
+
+
+def latency_rows() -> pd.DataFrame:
+    results = frame(two_device_shard())
+    _, latencies = aggregate(results, runs_for(results, 2))
+    return latencies
+
+
+def test_study_latency_pairs_subtests_and_takes_unweighted_means() -> None:
+    latencies = latency_rows()
+    pair = latencies[(latencies["device"] == "tpu") & (latencies["reference_device"] == "gpu")].iloc[0]
+    assert pair["n_subtests"] == 2
+    assert pair["latency_ms"] == pytest.approx(35.0)
+    assert pair["reference_latency_ms"] == pytest.approx(3.5)
+    assert pair["ratio"] == pytest.approx(10.0)
+    back = latencies[(latencies["device"] == "gpu") & (latencies["reference_device"] == "tpu")].iloc[0]
+    assert back["ratio"] == pytest.approx(0.1) and back["reference_device_model"] == "TPU v3-8"
+
+
+def test_unpaired_latency_uses_every_usable_subtest_of_the_device() -> None:
+    latencies = latency_rows()
+    alone = latencies[latencies["reference_device"].isna()].set_index("device")
+    assert alone.loc["gpu", "n_subtests"] == 3  # s1, s2, s5: s3 untimed in a repeat, s4 failed
+    assert alone.loc["gpu", "latency_ms"] == pytest.approx(14.0 / 3)
+    assert alone.loc["tpu", "n_subtests"] == 4
+    assert alone.loc["tpu", "latency_ms"] == pytest.approx(19.75)
+    assert pd.isna(alone.loc["gpu", "ratio"]) and pd.isna(alone.loc["gpu", "reference_latency_ms"])
+
+
+def test_median_and_spread() -> None:
+    # gpu pooled timings: s1 [1,3,2] median 2, IQR 2.5-1.5 = 1 -> 0.5; s2 [4,6] median 5, IQR 5.5-4.5 = 1
+    # -> 0.2; s5 [7,7] median 7, spread 0. median of medians (2,5,7) = 5, median of spreads = 0.2.
+    alone = latency_rows()
+    gpu = alone[alone["reference_device"].isna() & (alone["device"] == "gpu")].iloc[0]
+    assert gpu["median_ms"] == pytest.approx(5.0)
+    assert gpu["spread"] == pytest.approx(0.2)
+
+
+def test_timings_in_every_run_follow_the_runs_table() -> None:
+    # a subtest timed in repeat 0 only: usable when the run has 1 repeat, not when it has 2
+    results = frame([row("a", ops=[1.0]), row("b", ops=[3.0]), row("b", ops=[5.0], repeat=1)])
+    _, one = aggregate(results, runs_for(results, 1))
+    _, two = aggregate(results, runs_for(results, 2))
+    assert one.iloc[0]["n_subtests"] == 2 and one.iloc[0]["latency_ms"] == pytest.approx((1.0 + 4.0) / 2)
+    assert two.iloc[0]["n_subtests"] == 1 and two.iloc[0]["latency_ms"] == pytest.approx(4.0)
+    _, unknown_runs = aggregate(results)  # no runs table: repeats seen in the results (2)
+    assert unknown_runs.iloc[0]["n_subtests"] == 1
+
+
+def test_unknown_and_harness_rows_keep_a_subtest_skipped_and_failed_drop_it() -> None:
+    results = frame(
+        [
+            row("u", "unknown", ops=[2.0]),
+            row("h", "failed", ops=[4.0], category="harness"),
+            row("f", "failed", ops=[100.0]),
+            row("s", "skipped", ops=[100.0]),
+            # a name shared by two classes: one failed, one passed -> has a passing result, kept
+            row("d", "failed", ops=[], test_id="x::A::d"),
+            row("d", "passed", ops=[6.0], test_id="x::B::d"),
+        ]
+    )
+    _, latencies = aggregate(results, runs_for(results, 1))
+    assert latencies.iloc[0]["n_subtests"] == 3
+    assert latencies.iloc[0]["latency_ms"] == pytest.approx(4.0)  # (2 + 4 + 6) / 3
+
+
+def test_no_pair_across_sources_versions_or_modes() -> None:
+    rows = [row("a", ops=[1.0]), row("a", ops=[2.0], device="tpu")]
+    rows[1]["framework_version"] = "3.0"
+    _, latencies = aggregate(frame(rows))
+    assert latencies["reference_device"].isna().all() and len(latencies) == 2
+
+
+# --------------------------------------------------------------------------- pipeline stage
+
+
+def test_run_aggregate_reads_shards_and_writes_both_tables(tmp_path: Path) -> None:
+    results = frame(two_device_shard())
+    for run_id, shard in results.groupby("run_id"):
+        write_table("results", shard, tmp_path / "results" / "portability" / f"{run_id}.parquet")
+    runs = pd.DataFrame(
+        [
+            {
+                "run_id": run_id,
+                "source": "portability",
+                "framework": "torch",
+                "framework_version": "2.0",
+                "device": run_id.split("-")[1],
+                "device_model": DEVICE_MODELS[run_id.split("-")[1]],
+                "mode": "eager",
+                "repeats": 2,
+                "timeout_s": 900.0,
+                "host": "h",
+                "os": "o",
+                "python": "3.12",
+                "cpu_model": "c",
+                "accelerator": None,
+                "driver": None,
+                "packages": "{}",
+                "git_commit": None,
+                "params_hash": None,
+                "timer_floor_ms": None,
+                "started_at": None,
+                "finished_at": None,
+                "status": "complete",
+                "n_results": int((results["run_id"] == run_id).sum()),
+            }
+            for run_id in sorted(set(results["run_id"]))
+        ]
+    )
+    write_table("runs", runs, tmp_path / "runs" / "portability" / "runs.parquet")
+    outcomes_path, latencies_path = run_aggregate(
+        tmp_path / "results",
+        tmp_path / "runs",
+        tmp_path / "outcomes",
+        tmp_path / "latencies" / "latencies.parquet",
+    )
+    outcomes = read_table("outcomes", outcomes_path)
+    latencies = read_table("latencies", latencies_path)
+    assert outcomes_path == tmp_path / "outcomes" / "outcomes.parquet"
+    assert dict(zip(outcomes["device"], outcomes["outcome"])) == {"gpu": "partial_failure", "tpu": "success"}
+    assert len(latencies) == 4  # gpu, tpu alone; tpu vs gpu; gpu vs tpu
+
+
+# --------------------------------------------------------------------------- summary tables
+
+
+def summary_inputs() -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+    """4 functions on T4 and TPU v3-8, 1 also on A100.
+    T4: f1 success, f2 success, f3 partial, f4 unknown; TPU: f1 success, f2 complete, f3 complete, f4 success.
+    TPU / T4 ratios: f1 20 (>10x slower on TPU), f2 0.5 (faster on TPU), f4 2; A100 / T4: f1 0.5."""
+    rows = []
+    plan = {
+        "f1": {"gpu": ["passed"], "tpu": ["passed"]},
+        "f2": {"gpu": ["passed"], "tpu": ["failed"]},
+        "f3": {"gpu": ["passed", "failed"], "tpu": ["failed"]},
+        "f4": {"gpu": ["unknown"], "tpu": ["passed"]},
+    }
+    timings = {
+        ("f1", "gpu"): 1.0,
+        ("f1", "tpu"): 20.0,
+        ("f2", "gpu"): 4.0,
+        ("f2", "tpu"): 2.0,
+        ("f4", "gpu"): 3.0,
+        ("f4", "tpu"): 6.0,
+    }
+    for function, devices in plan.items():
+        for device, outcomes in devices.items():
+            for index, outcome in enumerate(outcomes):
+                ops = [timings.get((function, device), 1.0)]
+                if function == "f2" and device == "tpu":  # failed, but a second passing subtest with timings
+                    rows.append(row("t0", ops=ops, device=device, function=f"torch.{function}"))
+                    rows.append(row("t9", outcome, device=device, function=f"torch.{function}"))
+                    continue
+                rows.append(row(f"t{index}", outcome, ops=ops, device=device, function=f"torch.{function}"))
+    rows.append(row("t0", ops=[0.5], device="gpu", device_model="A100", run_id="a100", function="torch.f1"))
+    results = frame(rows)
+    outcomes, latencies = aggregate(results, runs_for(results, 1))
+    samples = pd.DataFrame(
+        {
+            "framework": ["torch"] * 4,
+            "function": ["torch.f1", "torch.f2", "torch.f3", "torch.f4"],
+            "bucket": ["top20", "top20", "10", "20"],
+        }
+    )
+    return outcomes, latencies, samples
+
+
+def test_outcome_shares_table() -> None:
+    outcomes, latencies, _ = summary_inputs()
+    shares = summary_tables(outcomes, latencies)["outcome_shares"].set_index("device_model")
+    # T4: f2 has t0 only on gpu -> success; f1 success; f3 partial; f4 unknown -> known 3: 66.7 / 33.3 / 0
+    assert shares.loc["T4", "n_functions"] == 4 and shares.loc["T4", "n_known"] == 3
+    assert shares.loc["T4", "pct_success"] == pytest.approx(66.7)
+    assert shares.loc["T4", "pct_partial_failure"] == pytest.approx(33.3)
+    assert shares.loc["T4", "n_unknown"] == 1
+    # TPU: f1 success, f2 partial (t0 passed, t9 failed), f3 complete, f4 success
+    assert shares.loc["TPU v3-8", "pct_success"] == pytest.approx(50.0)
+    assert shares.loc["TPU v3-8", "pct_partial_failure"] == pytest.approx(25.0)
+    assert shares.loc["TPU v3-8", "pct_complete_failure"] == pytest.approx(25.0)
+
+
+def test_top20_vs_all_needs_samples() -> None:
+    outcomes, latencies, samples = summary_inputs()
+    assert "top20_vs_all" not in summary_tables(outcomes, latencies)
+    table = summary_tables(outcomes, latencies, samples)["top20_vs_all"]
+    tpu = table[table["device_model"] == "TPU v3-8"].set_index("subset")
+    # top20 = f1 (success), f2 (partial) on TPU
+    assert tpu.loc["top20", "n_functions"] == 2 and tpu.loc["top20", "pct_success"] == pytest.approx(50.0)
+    assert tpu.loc["all", "n_functions"] == 4
+
+
+def test_slowdown_shares_and_latency_by_function() -> None:
+    outcomes, latencies, _ = summary_inputs()
+    tables = summary_tables(outcomes, latencies)
+    slow = tables["slowdown_shares"]
+    tpu = slow[(slow["device_model"] == "TPU v3-8") & (slow["reference_device_model"] == "T4")].iloc[0]
+    # paired f1 (20/1 = 20), f2 (t0: 2/4 = 0.5), f4 (6/3 = 2); f3 has no passing tpu subtest
+    assert tpu["n_functions"] == 3
+    assert tpu["pct_over_10x_slower"] == pytest.approx(33.3)
+    assert tpu["pct_faster_on_device"] == pytest.approx(33.3)
+    assert tpu["pct_faster_on_reference"] == pytest.approx(66.7)
+    assert tpu["median_ratio"] == pytest.approx(2.0)
+    by_function = tables["latency_by_function"]
+    tpu_rows = by_function[
+        (by_function["device_model"] == "TPU v3-8") & (by_function["reference_device_model"] == "T4")
+    ]
+    assert list(tpu_rows["function"]) == ["torch.f1", "torch.f4", "torch.f2"]  # slowest first
+    assert (by_function["reference_device"] == "gpu").all()  # TPU / GPU, never GPU / TPU
+
+
+def test_hardware_generations() -> None:
+    outcomes, latencies, _ = summary_inputs()
+    tables = summary_tables(outcomes, latencies)
+    gens = tables["hardware_generations"]
+    a100 = gens[(gens["device_model"] == "A100") & (gens["reference_device_model"] == "T4")].iloc[0]
+    assert a100["n_functions"] == 1 and a100["median_ratio"] == pytest.approx(0.5)
+    assert a100["pct_faster_on_device"] == pytest.approx(100.0)
+    assert set(tables["hardware_generation_outcomes"]["device_model"]) == {"A100", "T4"}
+
+
+def test_markdown_has_every_table() -> None:
+    outcomes, latencies, samples = summary_inputs()
+    tables = summary_tables(outcomes, latencies, samples)
+    text = to_markdown(tables, max_rows=2)
+    for name in tables:
+        assert f"## {name}" in text
+    assert "| source | framework |" in text and "more rows" in text
+    assert "(no rows)" in to_markdown({"empty": pd.DataFrame()})

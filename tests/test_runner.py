@@ -1,0 +1,191 @@
+"""The runner on real worker processes: faults are recorded per subtest, the run goes on, a killed
+run resumes without loss or duplicates, and shards are immutable and uniquely named."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pyarrow.parquet as pq
+import pytest
+
+from portability_data.runner import Paths, RunError, RunSpec, run
+
+FAULTS = '''
+import ctypes, os, sys, time
+import pytest
+
+def test_before():
+    assert 1 + 1 == 2
+
+def test_segfault():
+    ctypes.string_at(0)
+
+def test_abort():
+    os.abort()
+
+def test_hang():
+    time.sleep(600)
+
+def test_memory_hog():
+    hog = []
+    while True:
+        hog.append(bytearray(64 * 2**20))
+        time.sleep(0.01)
+
+def test_sys_exit():
+    sys.exit(3)
+
+def test_os_exit():
+    os._exit(7)
+
+def test_fails():
+    assert [1, 2] == [1, 3]
+
+@pytest.mark.parametrize("n", [1, 2])
+def test_after(n):
+    assert n > 0
+'''
+
+
+def rows_of(paths: Paths, run_id: str) -> list[dict]:
+    shard = paths.results_dir / "portability" / f"{run_id}.parquet"
+    return pq.read_table(shard).to_pylist()
+
+
+def by_subtest(rows: list[dict]) -> dict[str, str]:
+    return {(r["subtest"]): r["outcome"] for r in rows}
+
+
+def test_faults_are_recorded_and_the_run_goes_on(case_repo) -> None:
+    case_repo.add("torch", "faults", FAULTS)
+    paths = Paths.under(case_repo.root)
+    spec = RunSpec(framework="torch", device="cpu", repeats=1, timeout_s=4, memory_mb=700)
+    run_id = run(spec, paths, log=lambda m: None)
+    rows = rows_of(paths, run_id)
+    outcomes = by_subtest(rows)
+    assert outcomes == {
+        "test_before": "passed",
+        "test_segfault": "crashed",
+        "test_abort": "crashed",
+        "test_hang": "timeout",
+        "test_memory_hog": "memory",
+        "test_sys_exit": "failed",  # pytest turns SystemExit into a failure; the worker survives
+        "test_os_exit": "crashed",
+        "test_fails": "failed",
+        "test_after[1]": "passed",
+        "test_after[2]": "passed",
+    }
+    detail = {r["subtest"]: r for r in rows}
+    assert "SIGSEGV" in detail["test_segfault"]["error_message"]
+    assert "SIGABRT" in detail["test_abort"]["error_message"]
+    assert "status 7" in detail["test_os_exit"]["error_message"]
+    assert detail["test_hang"]["failure_category"] == "timeout"
+    assert detail["test_memory_hog"]["failure_category"] == "memory"
+    assert detail["test_fails"]["error_type"] == "AssertionError"
+    assert len(rows) == len({(r["test_id"], r["repeat"]) for r in rows})
+    runs = pq.read_table(paths.runs_dir / "portability" / f"{run_id}.parquet").to_pylist()
+    assert runs[0]["status"] == "complete" and runs[0]["n_results"] == len(rows)
+    assert runs[0]["timer_floor_ms"] is not None and runs[0]["timer_floor_ms"] >= 0
+
+
+def test_import_failure_is_an_error_of_the_case_and_others_run(case_repo) -> None:
+    case_repo.add("jax", "broken", "import not_a_module_anywhere\n\ndef test_x():\n    pass\n")
+    case_repo.add("jax", "fine", "def test_ok():\n    assert True\n")
+    paths = Paths.under(case_repo.root)
+    run_id = run(RunSpec(framework="jax", device="cpu", repeats=2, timeout_s=30), paths, log=lambda m: None)
+    rows = rows_of(paths, run_id)
+    broken = [r for r in rows if r["case_id"] == "jax.broken"]
+    assert [r["outcome"] for r in broken] == ["error", "error"]
+    assert broken[0]["error_type"] == "ModuleNotFoundError"
+    assert [r["outcome"] for r in rows if r["case_id"] == "jax.fine"] == ["passed", "passed"]
+
+
+def test_absent_device_is_a_clear_error_before_anything_runs(case_repo) -> None:
+    case_repo.add("torch", "fine", "def test_ok():\n    assert True\n")
+    paths = Paths.under(case_repo.root)
+    with pytest.raises(RunError, match="torch.cuda.is_available"):
+        run(RunSpec(framework="torch", device="gpu", repeats=1), paths, log=lambda m: None)
+    assert not (paths.results_dir).exists()
+
+
+SLOW = '''
+import time
+import pytest
+
+@pytest.mark.parametrize("n", range(8))
+def test_step(n):
+    time.sleep(0.4)
+    assert n >= 0
+'''
+
+
+def _journal_rows(paths: Paths) -> int:
+    journals = list(paths.journal_dir.glob("*.jsonl"))
+    return sum(1 for line in journals[0].read_text().splitlines() if '"row"' in line) if journals else 0
+
+
+@pytest.mark.parametrize("kill_after_rows", [0, 3, 11])
+def test_sigkill_then_resume_loses_nothing_and_duplicates_nothing(case_repo, kill_after_rows: int) -> None:
+    case_repo.add("torch", "slow", SLOW)
+    paths = Paths.under(case_repo.root)
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parent.parent / "src")}
+    command = [sys.executable, "-m", "portability_data.cli", "run", "--framework", "torch", "--repeats", "2",
+               "--timeout", "30"]
+    runner = subprocess.Popen(command, cwd=case_repo.root, env=env, stdout=subprocess.PIPE,
+                              stderr=subprocess.DEVNULL, start_new_session=True)
+    deadline = time.monotonic() + 120
+    while _journal_rows(paths) < kill_after_rows or not list(paths.journal_dir.glob("*.jsonl")):
+        assert time.monotonic() < deadline and runner.poll() is None
+        time.sleep(0.05)
+    os.killpg(runner.pid, signal.SIGKILL)  # the runner and its worker, as a machine crash would
+    runner.wait()
+    assert not (paths.results_dir / "portability").exists() or not list((paths.results_dir / "portability").iterdir())
+    run_id = next(paths.journal_dir.glob("*.jsonl")).stem
+    resumed = subprocess.run([sys.executable, "-m", "portability_data.cli", "run", "--framework", "torch",
+                              "--resume", run_id], cwd=case_repo.root, env=env, capture_output=True, text=True,
+                             check=True)
+    assert resumed.stdout.strip() == run_id
+    rows = rows_of(paths, run_id)
+    keys = [(r["subtest"], r["repeat"]) for r in rows]
+    assert sorted(keys) == sorted((f"test_step[{n}]", rep) for n in range(8) for rep in range(2))
+    assert all(r["outcome"] == "passed" for r in rows)
+
+
+def test_two_runners_at_once_write_two_shards(case_repo) -> None:
+    case_repo.add("torch", "fine", "import pytest\n\n@pytest.mark.parametrize('n', range(3))\n"
+                                   "def test_ok(n):\n    assert n < 3\n")
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parent.parent / "src")}
+    command = [sys.executable, "-m", "portability_data.cli", "run", "--framework", "torch", "--repeats", "1"]
+    first = subprocess.Popen(command, cwd=case_repo.root, env=env, stdout=subprocess.PIPE, text=True)
+    second = subprocess.Popen(command, cwd=case_repo.root, env=env, stdout=subprocess.PIPE, text=True)
+    ids = {first.communicate()[0].strip(), second.communicate()[0].strip()}
+    assert len(ids) == 2
+    paths = Paths.under(case_repo.root)
+    for run_id in ids:
+        assert len(rows_of(paths, run_id)) == 3
+
+
+def test_worker_environment_is_scrubbed(case_repo, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HF_TOKEN", "hf_secret")
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "aws_secret")
+    monkeypatch.setenv("GITHUB_TOKEN", "gh_secret")
+    case_repo.add("torch", "env", '''
+import os
+from pathlib import Path
+
+def test_no_secrets():
+    leaked = [k for k in os.environ if "SECRET" in k or "TOKEN" in k]
+    assert leaked == []
+
+def test_scratch_cwd():
+    assert "portability-scratch" in os.getcwd()
+    assert not (Path.cwd() / "cases").exists()
+''')
+    paths = Paths.under(case_repo.root)
+    run_id = run(RunSpec(framework="torch", device="cpu", repeats=1), paths, log=lambda m: None)
+    assert {r["outcome"] for r in rows_of(paths, run_id)} == {"passed"}

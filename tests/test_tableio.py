@@ -1,0 +1,207 @@
+"""The table layer: declared types, one error listing every problem, atomic and immutable writes."""
+
+from __future__ import annotations
+
+import errno
+from pathlib import Path
+
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from portability_data import atomic, contracts
+from portability_data.tableio import (
+    TableValidationError,
+    empty_frame,
+    read_shards,
+    read_table,
+    write_table,
+)
+
+
+def api_frame(**overrides: list) -> pd.DataFrame:
+    data = {
+        "framework": ["torch", "jax"],
+        "framework_version": ["2.13.0", "0.10.2"],
+        "qualified_name": ["torch.add", "jax.numpy.cos"],
+        "module": ["torch", "jax.numpy"],
+        "name": ["add", "cos"],
+        "kind": ["function", "function"],
+    }
+    data.update(overrides)
+    return pd.DataFrame(data)
+
+
+def result_row(**overrides: object) -> dict:
+    row = {
+        "run_id": "r1", "source": "portability", "case_id": "torch.add", "framework": "torch",
+        "function": "torch.add", "test_id": "cases/torch/test_add.py::test_a", "subtest": "test_a",
+        "repeat": 0, "outcome": "passed", "failure_category": None, "failure_rule": None,
+        "error_type": None, "error_message": None, "op_latencies_ms": [0.5, 0.25], "test_time_ms": 1.0,
+        "device": "cpu", "device_model": "x86", "mode": "eager", "framework_version": "2.13.0",
+    }
+    row.update(overrides)
+    return row
+
+
+def test_round_trip_keeps_declared_types(tmp_path: Path) -> None:
+    path = write_table("api", api_frame(), tmp_path / "api.parquet")
+    schema = pq.read_schema(path)
+    assert schema.remove_metadata().equals(contracts.API.remove_metadata())
+    assert schema.metadata[b"table"] == b"api"
+    back = read_table("api", path)
+    assert back["qualified_name"].tolist() == ["torch.add", "jax.numpy.cos"]
+
+
+def test_all_null_column_keeps_its_declared_type(tmp_path: Path) -> None:
+    frame = pd.DataFrame([result_row(), result_row(test_id="t2", subtest="t2")])
+    path = write_table("results", frame, tmp_path / "r.parquet")
+    schema = pq.read_schema(path)
+    assert schema.field("error_message").type == pa.string()  # not null-typed, though all null
+    assert schema.field("op_latencies_ms").type == pa.list_(pa.float64())
+
+
+def test_one_error_lists_every_problem_with_column_row_and_value(tmp_path: Path) -> None:
+    frame = api_frame(framework=["torch", "mxnet"], qualified_name=["torch.add", "os.system('x')"],
+                      kind=["function", "lambda"])
+    with pytest.raises(TableValidationError) as caught:
+        write_table("api", frame, tmp_path / "api.parquet")
+    message = str(caught.value)
+    assert str(tmp_path / "api.parquet") in message
+    assert "column 'framework', row 1, value 'mxnet'" in message
+    assert "column 'qualified_name', row 1, value \"os.system('x')\"" in message
+    assert "column 'kind', row 1, value 'lambda'" in message
+    assert len(caught.value.problems) == 3
+    assert not (tmp_path / "api.parquet").exists()
+
+
+def test_wrong_type_names_the_row(tmp_path: Path) -> None:
+    frame = pd.DataFrame([result_row(), result_row(test_id="t2", repeat="two")])
+    with pytest.raises(TableValidationError) as caught:
+        write_table("results", frame, tmp_path / "r.parquet")
+    assert "column 'repeat', row 1, value 'two': not convertible to int64" in str(caught.value)
+
+
+def test_missing_and_extra_columns(tmp_path: Path) -> None:
+    frame = api_frame().drop(columns=["kind"]).assign(extra=1)
+    with pytest.raises(TableValidationError) as caught:
+        write_table("api", frame, tmp_path / "api.parquet")
+    text = str(caught.value)
+    assert "column 'extra': column is not in the contract" in text
+    assert "column 'kind': missing column of type string" in text
+
+
+def test_table_wide_rules(tmp_path: Path) -> None:
+    frame = pd.DataFrame([result_row(), result_row(outcome="failed")])
+    with pytest.raises(TableValidationError) as caught:
+        write_table("results", frame, tmp_path / "r.parquet")
+    text = str(caught.value)
+    assert "a failed subtest needs a failure category" in text
+    assert "(run_id, test_id, repeat) is duplicated" in text
+
+
+@pytest.mark.parametrize(
+    "damage, expected",
+    [
+        (lambda p: p.write_bytes(b""), "not a readable Parquet file"),
+        (lambda p: p.write_bytes(p.read_bytes()[: len(p.read_bytes()) // 2]), "not a readable Parquet file"),
+        (lambda p: p.write_text("run_id,source\nr1,x\n"), "not a readable Parquet file"),
+    ],
+    ids=["zero-byte", "truncated", "not-parquet"],
+)
+def test_corrupt_files_are_named(tmp_path: Path, damage, expected: str) -> None:
+    path = write_table("results", pd.DataFrame([result_row()]), tmp_path / "shard.parquet")
+    damage(path)
+    with pytest.raises(TableValidationError) as caught:
+        read_table("results", path)
+    assert str(path) in str(caught.value) and expected in str(caught.value)
+
+
+def _drifted(tmp_path: Path, change) -> Path:
+    table = pa.Table.from_pylist([result_row()], schema=contracts.RESULTS)
+    table = change(table)
+    path = tmp_path / "drift.parquet"
+    pq.write_table(table, path)
+    return path
+
+
+@pytest.mark.parametrize(
+    "change, expected",
+    [
+        (lambda t: t.append_column("gpu_temp", pa.array([71.0])), "column 'gpu_temp': column is not in the contract"),
+        (lambda t: t.drop(["mode"]), "column 'mode': missing column of type string"),
+        (lambda t: t.set_column(t.schema.get_field_index("repeat"), "repeat", pa.array(["0"])),
+         "column 'repeat': type string, declared int64"),
+        (lambda t: t.set_column(t.schema.get_field_index("error_type"), "error_type", pa.nulls(1)),
+         "column 'error_type': null-typed column; declared string"),
+    ],
+    ids=["extra-column", "missing-column", "wrong-type", "null-typed"],
+)
+def test_schema_drift_is_refused_with_the_file_and_column(tmp_path: Path, change, expected: str) -> None:
+    path = _drifted(tmp_path, change)
+    with pytest.raises(TableValidationError) as caught:
+        read_table("results", path)
+    assert str(path) in str(caught.value) and expected in str(caught.value)
+
+
+def test_newer_schema_version_is_refused(tmp_path: Path) -> None:
+    table = pa.Table.from_pylist([result_row()], schema=contracts.RESULTS)
+    table = table.replace_schema_metadata({b"table": b"results", b"schema_version": b"99"})
+    pq.write_table(table, tmp_path / "new.parquet")
+    with pytest.raises(TableValidationError, match="written by a newer schema"):
+        read_table("results", tmp_path / "new.parquet")
+
+
+def test_shards_stop_or_quarantine_by_rule(tmp_path: Path) -> None:
+    good = write_table("results", pd.DataFrame([result_row()]), tmp_path / "a" / "good.parquet")
+    bad = tmp_path / "a" / "bad.parquet"
+    bad.write_bytes(b"PAR1 not really")
+    with pytest.raises(TableValidationError) as caught:
+        read_shards("results", [tmp_path / "a"])
+    assert str(bad) in str(caught.value) and "--quarantine" in str(caught.value)
+    report = read_shards("results", [tmp_path / "a"], quarantine=True)
+    assert len(report.frame) == 1 and list(report.bad) == [bad]
+    assert good.exists() and bad.exists()  # nothing is deleted
+
+
+def test_failed_write_leaves_no_partial_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    def disk_full(table, where, **kwargs):
+        Path(where).write_bytes(b"PAR1 half")
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(atomic.pq, "write_table", disk_full)
+    with pytest.raises(OSError, match="No space left"):
+        write_table("api", api_frame(), tmp_path / "api.parquet")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_failed_write_keeps_the_previous_version(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = write_table("api", api_frame(), tmp_path / "api.parquet")
+    before = path.read_bytes()
+    monkeypatch.setattr(atomic.pq, "write_table", lambda *a, **k: (_ for _ in ()).throw(OSError("disk")))
+    with pytest.raises(OSError):
+        write_table("api", api_frame(framework=["jax", "jax"]), path)
+    assert path.read_bytes() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["api.parquet"]
+
+
+def test_immutable_shards_are_never_replaced(tmp_path: Path) -> None:
+    frame = pd.DataFrame([result_row()])
+    path = write_table("results", frame, tmp_path / "r1.parquet", exclusive=True)
+    with pytest.raises(FileExistsError):
+        write_table("results", frame.assign(outcome="skipped"), path, exclusive=True)
+    assert read_table("results", path)["outcome"].tolist() == ["passed"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["r1.parquet"]
+
+
+def test_empty_folder_reads_as_typed_empty_table(tmp_path: Path) -> None:
+    frame = read_table("latencies", tmp_path / "nothing")
+    assert list(frame.columns) == contracts.LATENCIES.names and frame.empty
+    assert empty_frame("latencies").dtypes.equals(frame.dtypes)
+
+
+def test_a_file_of_another_table_is_refused(tmp_path: Path) -> None:
+    path = write_table("api", api_frame(), tmp_path / "x.parquet")
+    with pytest.raises(TableValidationError, match="holds table 'api', not 'results'"):
+        read_table("results", path)
