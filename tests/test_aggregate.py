@@ -143,6 +143,43 @@ def test_groups_split_by_device_model_and_version() -> None:
     }
 
 
+def test_unavailable_from_results_and_from_removed_cases() -> None:
+    gone = row("a", "skipped", function="torch.gone")
+    gone["error_type"] = "FunctionUnavailable"
+    outcomes, _ = aggregate(frame([gone, row("a", function="torch.here")]))
+    assert dict(zip(outcomes["function"], outcomes["outcome"])) == {
+        "torch.gone": "unavailable",
+        "torch.here": "success",
+    }
+    # cases (runs are 2.0): torch.old removed since 2.0, never ran -> unavailable, zero counts;
+    # torch.still removed since 1.5 but ran and passed: evidence wins; torch.later (since 3.0): no row
+    results = frame([row("a", function="torch.here"), row("a", function="torch.still")])
+    runs = runs_for(results, 1).assign(
+        source="portability",
+        framework="torch",
+        framework_version="2.0",
+        device="gpu",
+        device_model="T4",
+        mode="eager",
+    )
+    cases = pd.DataFrame(
+        {
+            "framework": ["torch"] * 4,
+            "function": ["torch.old", "torch.still", "torch.later", "torch.here"],
+            "status": ["removed", "removed", "removed", "active"],
+            "removed_since": ["2.0", "1.5", "3.0", None],
+        }
+    )
+    outcomes, _ = aggregate(results, runs, cases)
+    got = outcomes.set_index("function")
+    assert got["outcome"].to_dict() == {
+        "torch.here": "success",
+        "torch.old": "unavailable",
+        "torch.still": "success",
+    }
+    assert got.loc["torch.old", "n_subtests"] == 0 and got.loc["torch.old", "device_model"] == "T4"
+
+
 # --------------------------------------------------------------------------- latencies
 
 

@@ -19,8 +19,13 @@ Outcomes (METHOD.md section 6, contract `outcomes`):
 - outcome: success (all passed), complete_failure (all failed), partial_failure (some of each);
   unknown where nothing is known (no passed or failed subtest: all unknown, skipped or harness),
   or where unknown subtests leave success/complete failure undecided (a group with both passed and
-  failed subtests is a partial failure whatever the unknowns). 'unavailable' is left to the
-  pipeline stage that knows which functions exist.
+  failed subtests is a partial failure whatever the unknowns).
+- unavailable: the function does not exist in that framework version, so nothing could run:
+  every row of the group is skipped with error_type "FunctionUnavailable", or (run_aggregate with
+  the cases table) its case has status "removed" with removed_since at or before the run's
+  framework version and nothing ran (no group, or an unknown one): such groups get a row with
+  zero counts for every run group (source, framework, version, device, model, mode) of the runs
+  table. Evidence wins: a removed case whose subtests did run keeps its measured outcome.
 - dominant_failure_category: the most frequent category over failed subtests (each failed
   subtest votes with its own most frequent category; ties by name); null without failures.
 
@@ -44,6 +49,7 @@ median timings; spread = median over subtests of IQR / median of their timings.
 
 from __future__ import annotations
 
+import logging
 import math
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping
@@ -56,6 +62,8 @@ import pandas as pd
 import pyarrow as pa
 
 from portability_data.contracts import LATENCIES, OUTCOMES
+
+log = logging.getLogger(__name__)
 
 FAILING = frozenset({"failed", "error", "timeout", "crashed", "memory"})
 GROUP = ("source", "framework", "framework_version", "function", "device", "device_model", "mode")
@@ -169,14 +177,19 @@ def function_outcome(statuses: Counter) -> str:
     return "success" if passed else "complete_failure"
 
 
-def compute_outcomes(groups: dict[tuple, dict[tuple[str, str], Subtest]]) -> pd.DataFrame:
+def compute_outcomes(
+    groups: dict[tuple, dict[tuple[str, str], Subtest]], unavailable_groups: set[tuple] | None = None
+) -> pd.DataFrame:
     rows = []
     for group, subtests in sorted(groups.items()):
         statuses = Counter(s.status() for s in subtests.values())
         failed = [s.dominant_category() for s in subtests.values() if s.status() == "failed"]
+        outcome = function_outcome(statuses)
+        if unavailable_groups and group in unavailable_groups:
+            outcome = "unavailable"
         rows.append({
             **dict(zip(GROUP, group)),
-            "outcome": function_outcome(statuses),
+            "outcome": outcome,
             "n_subtests": statuses["passed"] + statuses["failed"] + statuses["unknown"],
             "n_passed": statuses["passed"],
             "n_failed": statuses["failed"],
@@ -261,10 +274,62 @@ def _typed(schema: pa.Schema, rows: list[dict[str, Any]]) -> pd.DataFrame:
     return table.to_pandas(types_mapper=pd.ArrowDtype)
 
 
-def aggregate(results: pd.DataFrame, runs: pd.DataFrame | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """(outcomes, latencies) from results rows (any number of shards) and their runs rows."""
+UNAVAILABLE_ERROR = "FunctionUnavailable"
+
+
+def _unavailable_from_results(results: pd.DataFrame) -> set[tuple]:
+    """Groups whose every row is skipped with error_type FunctionUnavailable."""
+    verdict: dict[tuple, bool] = {}
+    columns = {name: _values(results[name]) for name in (*GROUP, "outcome", "error_type")}
+    for i in range(len(results)):
+        group = tuple(columns[name][i] for name in GROUP)
+        marked = columns["outcome"][i] == "skipped" and columns["error_type"][i] == UNAVAILABLE_ERROR
+        verdict[group] = verdict.get(group, True) and marked
+    return {group for group, all_marked in verdict.items() if all_marked}
+
+
+def _version_at_least(version: str, since: str) -> bool:
+    from packaging.version import InvalidVersion, Version
+
+    try:
+        return Version(version) >= Version(since)
+    except InvalidVersion:
+        return False
+
+
+def _removed_groups(cases: pd.DataFrame, runs: pd.DataFrame) -> set[tuple]:
+    """Function groups of every run group in which a removed case's function no longer exists."""
+    removed = [
+        (framework, function, since)
+        for framework, function, status, since in zip(
+            _values(cases["framework"]), _values(cases["function"]), _values(cases["status"]),
+            _values(cases["removed_since"]))
+        if status == "removed" and since
+    ]
+    run_columns = ("source", "framework", "framework_version", "device", "device_model", "mode")
+    run_groups = set(zip(*(_values(runs[c]) for c in run_columns))) if len(runs) else set()
+    found = set()
+    for source, framework, version, device, device_model, mode in run_groups:
+        for case_framework, function, since in removed:
+            if case_framework == framework and _version_at_least(version, since):
+                found.add((source, framework, version, function, device, device_model, mode))
+    return found
+
+
+def aggregate(
+    results: pd.DataFrame, runs: pd.DataFrame | None = None, cases: pd.DataFrame | None = None
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(outcomes, latencies) from results rows (any number of shards), their runs rows and,
+    optionally, the cases table (for functions removed from a framework version)."""
     groups = collect_subtests(results)
-    return compute_outcomes(groups), compute_latencies(groups, _repeats(runs, results))
+    unavailable = _unavailable_from_results(results)
+    if cases is not None and runs is not None and len(cases):
+        for group in _removed_groups(cases, runs):
+            statuses = Counter(s.status() for s in groups.get(group, {}).values())
+            if function_outcome(statuses) == "unknown":
+                groups.setdefault(group, {})
+                unavailable.add(group)
+    return compute_outcomes(groups, unavailable), compute_latencies(groups, _repeats(runs, results))
 
 
 def _table_file(path: Path, table: str) -> Path:
@@ -273,15 +338,26 @@ def _table_file(path: Path, table: str) -> Path:
 
 
 def run_aggregate(
-    results_dir: Path, runs_dir: Path, outcomes_out: Path, latencies_out: Path
+    results_dir: Path,
+    runs_dir: Path,
+    outcomes_out: Path,
+    latencies_out: Path,
+    *,
+    cases_path: Path | None = None,
+    quarantine: bool = False,
 ) -> tuple[Path, Path]:
-    """The pipeline stage: read every results shard and runs row, aggregate, write both tables.
+    """The pipeline stage: read every results shard and runs row (and the cases table where it
+    exists), aggregate, write both tables. `quarantine` leaves bad shards out (tableio's rule).
     An output without a .parquet suffix is taken as a folder (<folder>/<table>.parquet)."""
     from portability_data.tableio import read_shards, read_table, write_table
 
-    results = read_shards("results", [Path(results_dir)]).frame
+    shards = read_shards("results", [Path(results_dir)], quarantine=quarantine)
+    for bad in sorted(shards.bad):
+        log.warning("left out bad shard %s", bad)
+    results = shards.frame
     runs = read_table("runs", Path(runs_dir))
-    outcomes, latencies = aggregate(results, runs)
+    cases = read_table("cases", Path(cases_path)) if cases_path and Path(cases_path).exists() else None
+    outcomes, latencies = aggregate(results, runs, cases)
     return (
         write_table("outcomes", outcomes, _table_file(outcomes_out, "outcomes")),
         write_table("latencies", latencies, _table_file(latencies_out, "latencies")),

@@ -146,7 +146,7 @@ case_id: {case_id}
 framework: {framework}
 function: {function}
 test_file: {test_file}
-upstream_test: null  # path/in/{framework}/repo.py::Class::test_name, found by reading upstream
+upstream_test: null  # path/in/the/{framework}/repo.py::Class::test_name, found by reading upstream
 samples: []
 status: active
 removed_since: null
@@ -184,6 +184,7 @@ def scaffold(repo_root: Path, framework: str, function: str) -> tuple[Path, Path
     for path in (row_path, test_path):
         if path.exists():
             raise FileExistsError(f"{path} exists already; edit it instead")
+    row_path.parent.mkdir(parents=True, exist_ok=True)
     case_id = "tensorflow." + function[3:] if function.startswith("tf.") else function
     row_path.write_text(ROW_TEMPLATE.format(version=SCHEMA_VERSION, case_id=case_id, framework=framework,
                                             function=function, test_file=test_path.relative_to(repo_root)))

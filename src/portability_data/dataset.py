@@ -181,7 +181,7 @@ def load_dataset(
         features=features_of(config),
         split=split,
         cache_dir=cache_dir,
-        config_name=f"{config}-{fingerprint(files)}",
+        name=f"{config}-{fingerprint(files)}",
     )
 
 

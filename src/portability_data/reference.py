@@ -405,4 +405,3 @@ def import_reference(reference_dir: Path, out_dir: Path, runs_out: Path | None =
         written.append(write_table("results", frame, out_dir / f"{run_id}.parquet"))
         write_table("runs", pd.DataFrame([facts]), runs_out / f"{run_id}.parquet")
     return sorted(written)
-
