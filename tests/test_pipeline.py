@@ -1,0 +1,74 @@
+"""The real DVC pipeline on a copy of the repository: a second `dvc repro` is a no-op, and a shard
+copied in from another machine re-runs aggregation (and what depends on it) but not the benchmark."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from tests.conftest import REPO_ROOT, example_rows
+
+pytestmark = pytest.mark.skipif(not (REPO_ROOT / "dvc.lock").exists(), reason="dvc.lock not committed yet")
+
+
+def _sh(args: list[str], cwd: Path) -> str:
+    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}",
+           "DVC_NO_ANALYTICS": "1", "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t",
+           "GIT_COMMITTER_EMAIL": "t@t"}
+    out = subprocess.run(args, cwd=cwd, env=env, capture_output=True, text=True, check=False, timeout=900)
+    assert out.returncode == 0, f"{' '.join(args)} failed:\n{out.stdout[-3000:]}\n{out.stderr[-3000:]}"
+    return out.stdout + out.stderr
+
+
+@pytest.fixture(scope="module")
+def repo_copy(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The repository's committed files (working-tree versions) in a fresh git repository."""
+    target = tmp_path_factory.mktemp("clone") / "repo"
+    tracked = subprocess.run(["git", "ls-files", "-z"], cwd=REPO_ROOT, capture_output=True, check=True).stdout
+    for name in filter(None, tracked.decode().split("\0")):
+        source = REPO_ROOT / name
+        if source.is_file():
+            (target / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, target / name)
+    _sh(["git", "init", "-q"], target)
+    _sh(["git", "add", "-A"], target)
+    _sh(["git", "commit", "-qm", "copy"], target)
+    return target
+
+
+def test_analytics_off(repo_copy: Path) -> None:
+    assert "analytics = false" in (repo_copy / ".dvc" / "config").read_text()
+
+
+def test_second_repro_is_a_no_op(repo_copy: Path) -> None:
+    status = _sh(["dvc", "status"], repo_copy)
+    assert "Data and pipelines are up to date" in status, status
+    out = _sh(["dvc", "repro"], repo_copy)
+    assert "Running stage" not in out, out
+
+
+def test_a_shard_from_another_machine_is_aggregated_without_rerunning(repo_copy: Path) -> None:
+    from portability_data.tableio import read_table, write_table
+
+    rows = example_rows()["results"]
+    rows = [{**r, "run_id": "torch-gpu-eager-other-machine", "source": "contributed", "device": "gpu",
+             "device_model": "NVIDIA H100"} for r in rows]
+    write_table("results", pd.DataFrame(rows), repo_copy / "data/results/contributed/torch-gpu-eager-other-machine.parquet")
+    run = {**example_rows()["runs"][0], "run_id": "torch-gpu-eager-other-machine", "source": "contributed",
+           "device": "gpu", "device_model": "NVIDIA H100"}
+    write_table("runs", pd.DataFrame([run]), repo_copy / "data/runs/contributed/torch-gpu-eager-other-machine.parquet")
+    status = _sh(["dvc", "status"], repo_copy)
+    assert "aggregate:" in status and "run:" not in status, status
+    out = _sh(["dvc", "repro"], repo_copy)
+    assert "Running stage 'aggregate'" in out
+    assert "Running stage 'run'" not in out and "Running stage 'enumerate'" not in out
+    outcomes = read_table("outcomes", repo_copy / "data/outcomes")
+    added = outcomes[outcomes["source"] == "contributed"]
+    assert added[["function", "device", "outcome"]].values.tolist() == [["torch.argsort", "gpu", "partial_failure"]]
+    assert "Running stage" not in _sh(["dvc", "repro"], repo_copy)

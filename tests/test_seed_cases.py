@@ -1,0 +1,50 @@
+"""The seed cases run for real under the runner on every framework, and every case row checks."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pyarrow.parquet as pq
+import pytest
+
+from portability_data.runner import Paths, RunSpec, run
+
+SEEDS = {
+    "torch": ("torch.argsort", "torch.addr"),
+    "tensorflow": ("tensorflow.linalg.svd", "tensorflow.reshape"),
+    "jax": ("jax.numpy.cos", "jax.numpy.sum"),
+}
+
+
+@pytest.mark.parametrize("framework", list(SEEDS))
+def test_seed_cases_run_and_write_a_real_shard(framework: str, repo_root: Path, tmp_path: Path) -> None:
+    paths = Paths(repo_root, repo_root / "cases", tmp_path / "results", tmp_path / "runs", tmp_path / "journal")
+    run_id = run(RunSpec(framework=framework, device="cpu", repeats=1, cases=SEEDS[framework]), paths,
+                 log=lambda m: None)
+    rows = pq.read_table(tmp_path / "results" / "portability" / f"{run_id}.parquet").to_pylist()
+    assert {r["case_id"] for r in rows} == set(SEEDS[framework])
+    passed = [r for r in rows if r["outcome"] == "passed"]
+    assert len(passed) >= 0.8 * len(rows)
+    timed = [r for r in passed if r["op_latencies_ms"]]  # error-handling subtests time nothing
+    assert len(timed) >= 0.9 * len(passed)
+    assert all(min(r["op_latencies_ms"]) > 0 for r in timed)
+    assert all(r["device"] == "cpu" and r["framework_version"] != "unknown" for r in rows)
+    runs = pq.read_table(tmp_path / "runs" / "portability" / f"{run_id}.parquet").to_pylist()
+    assert runs[0]["status"] == "complete" and runs[0]["n_results"] == len(rows)
+
+
+def test_every_case_in_the_repository_checks(repo_root: Path) -> None:
+    """`portability case check`, as CI runs it: rows, api membership, samples and pytest collection."""
+    out = subprocess.run([sys.executable, "-m", "portability_data.cli", "case", "check"], cwd=repo_root,
+                         capture_output=True, text=True, check=False)
+    assert out.returncode == 0, out.stderr[-5000:]
+
+
+def test_readme_test_command_is_what_ci_runs(repo_root: Path) -> None:
+    readme = (repo_root / "README.md").read_text()
+    blocks = readme.split("```bash\n")
+    first, second = blocks[1].split("```")[0].strip(), blocks[2].split("```")[0].strip()
+    assert first.endswith("dvc repro")
+    assert second in (repo_root / ".ci" / "run").read_text()
