@@ -35,7 +35,8 @@ class CaseRepo:
         folder.mkdir(exist_ok=True)
         function = function or f"{framework}.{slug}"
         (folder / f"test_{slug}.py").write_text(textwrap.dedent(test_source))
-        (folder / f"{slug}.yaml").write_text(textwrap.dedent(f"""\
+        (folder / f"{slug}.yaml").write_text(
+            textwrap.dedent(f"""\
             schema_version: 1
             case_id: {function}
             framework: {framework}
@@ -45,7 +46,8 @@ class CaseRepo:
             samples: []
             status: active
             notes: made by a test
-            """))
+            """)
+        )
         return function
 
 
@@ -59,45 +61,155 @@ def example_rows() -> dict[str, list[dict]]:
     import datetime as dt
 
     result = {
-        "run_id": "torch-cpu-eager-1", "source": "portability", "case_id": "torch.argsort",
-        "framework": "torch", "function": "torch.argsort", "test_id": "cases/torch/test_argsort.py::test_a[f32]",
-        "subtest": "test_a[f32]", "repeat": 0, "outcome": "passed", "failure_category": None,
-        "failure_rule": None, "error_type": None, "error_message": None, "op_latencies_ms": [0.5],
-        "test_time_ms": 2.0, "device": "cpu", "device_model": "AMD EPYC", "mode": "eager",
+        "run_id": "torch-cpu-eager-1",
+        "source": "portability",
+        "case_id": "torch.argsort",
+        "framework": "torch",
+        "function": "torch.argsort",
+        "test_id": "cases/torch/test_argsort.py::test_a[f32]",
+        "subtest": "test_a[f32]",
+        "repeat": 0,
+        "outcome": "passed",
+        "failure_category": None,
+        "failure_rule": None,
+        "error_type": None,
+        "error_message": None,
+        "op_latencies_ms": [0.5],
+        "test_time_ms": 2.0,
+        "device": "cpu",
+        "device_model": "AMD EPYC",
+        "mode": "eager",
         "framework_version": "2.13.0",
     }
     return {
-        "api": [{"framework": "torch", "framework_version": "2.13.0", "qualified_name": "torch.argsort",
-                 "module": "torch", "name": "argsort", "kind": "builtin"}],
-        "frequencies": [{"framework": "torch", "corpus": "fixture", "qualified_name": "torch.argsort",
-                         "calls": 3, "bare_calls": 4, "files": 2, "resolution": "resolved"}],
-        "samples": [{"sample_id": "mince2023", "framework": "torch", "function": "torch.argsort",
-                     "study_name": None, "bucket": "top20", "frequency": 10, "draw_order": 0, "status": "kept",
-                     "replaced_by": None, "reason": None, "seed": None}],
-        "cases": [{"case_id": "torch.argsort", "framework": "torch", "function": "torch.argsort",
-                   "study_name": None, "test_file": "cases/torch/test_argsort.py", "upstream_test": None,
-                   "samples": ["mince2023"], "status": "active", "removed_since": None, "notes": "n",
-                   "schema_version": 1}],
-        "results": [result, {**result, "test_id": result["test_id"].replace("f32", "f16"), "subtest": "test_a[f16]",
-                             "outcome": "failed", "failure_category": "type_failure", "failure_rule": "r",
-                             "error_type": "RuntimeError", "error_message": "no kernel", "op_latencies_ms": []}],
-        "runs": [{"run_id": "torch-cpu-eager-1", "source": "portability", "framework": "torch",
-                  "framework_version": "2.13.0", "device": "cpu", "device_model": "AMD EPYC", "mode": "eager",
-                  "repeats": 1, "timeout_s": 900.0, "host": "h", "os": "Linux", "python": "3.11",
-                  "cpu_model": "AMD EPYC", "accelerator": None, "driver": None, "packages": "{}",
-                  "git_commit": None, "params_hash": "abc", "timer_floor_ms": 0.0001,
-                  "started_at": dt.datetime(2026, 11, 23, tzinfo=dt.UTC),
-                  "finished_at": dt.datetime(2026, 11, 23, 0, 1, tzinfo=dt.UTC), "status": "complete",
-                  "n_results": 2}],
-        "outcomes": [{"source": "portability", "framework": "torch", "framework_version": "2.13.0",
-                      "function": "torch.argsort", "device": "cpu", "device_model": "AMD EPYC", "mode": "eager",
-                      "outcome": "partial_failure", "n_subtests": 2, "n_passed": 1, "n_failed": 1, "n_skipped": 0,
-                      "dominant_failure_category": "type_failure"}],
-        "latencies": [{"source": "portability", "framework": "torch", "framework_version": "2.13.0",
-                       "function": "torch.argsort", "mode": "eager", "device": "cpu", "device_model": "AMD EPYC",
-                       "reference_device": None, "reference_device_model": None, "n_subtests": 1,
-                       "latency_ms": 0.5, "median_ms": 0.5, "spread": 0.0, "reference_latency_ms": None,
-                       "ratio": None}],
+        "api": [
+            {
+                "framework": "torch",
+                "framework_version": "2.13.0",
+                "qualified_name": "torch.argsort",
+                "module": "torch",
+                "name": "argsort",
+                "kind": "builtin",
+            }
+        ],
+        "frequencies": [
+            {
+                "framework": "torch",
+                "corpus": "fixture",
+                "qualified_name": "torch.argsort",
+                "calls": 3,
+                "bare_calls": 4,
+                "files": 2,
+                "resolution": "resolved",
+            }
+        ],
+        "samples": [
+            {
+                "sample_id": "mince2023",
+                "framework": "torch",
+                "function": "torch.argsort",
+                "study_name": None,
+                "bucket": "top20",
+                "frequency": 10,
+                "draw_order": 0,
+                "status": "kept",
+                "replaced_by": None,
+                "reason": None,
+                "seed": None,
+            }
+        ],
+        "cases": [
+            {
+                "case_id": "torch.argsort",
+                "framework": "torch",
+                "function": "torch.argsort",
+                "study_name": None,
+                "test_file": "cases/torch/test_argsort.py",
+                "upstream_test": None,
+                "samples": ["mince2023"],
+                "status": "active",
+                "removed_since": None,
+                "notes": "n",
+                "schema_version": 1,
+            }
+        ],
+        "results": [
+            result,
+            {
+                **result,
+                "test_id": result["test_id"].replace("f32", "f16"),
+                "subtest": "test_a[f16]",
+                "outcome": "failed",
+                "failure_category": "type_failure",
+                "failure_rule": "r",
+                "error_type": "RuntimeError",
+                "error_message": "no kernel",
+                "op_latencies_ms": [],
+            },
+        ],
+        "runs": [
+            {
+                "run_id": "torch-cpu-eager-1",
+                "source": "portability",
+                "framework": "torch",
+                "framework_version": "2.13.0",
+                "device": "cpu",
+                "device_model": "AMD EPYC",
+                "mode": "eager",
+                "repeats": 1,
+                "timeout_s": 900.0,
+                "host": "h",
+                "os": "Linux",
+                "python": "3.11",
+                "cpu_model": "AMD EPYC",
+                "accelerator": None,
+                "driver": None,
+                "packages": "{}",
+                "git_commit": None,
+                "params_hash": "abc",
+                "timer_floor_ms": 0.0001,
+                "started_at": dt.datetime(2026, 11, 23, tzinfo=dt.UTC),
+                "finished_at": dt.datetime(2026, 11, 23, 0, 1, tzinfo=dt.UTC),
+                "status": "complete",
+                "n_results": 2,
+            }
+        ],
+        "outcomes": [
+            {
+                "source": "portability",
+                "framework": "torch",
+                "framework_version": "2.13.0",
+                "function": "torch.argsort",
+                "device": "cpu",
+                "device_model": "AMD EPYC",
+                "mode": "eager",
+                "outcome": "partial_failure",
+                "n_subtests": 2,
+                "n_passed": 1,
+                "n_failed": 1,
+                "n_skipped": 0,
+                "dominant_failure_category": "type_failure",
+            }
+        ],
+        "latencies": [
+            {
+                "source": "portability",
+                "framework": "torch",
+                "framework_version": "2.13.0",
+                "function": "torch.argsort",
+                "mode": "eager",
+                "device": "cpu",
+                "device_model": "AMD EPYC",
+                "reference_device": None,
+                "reference_device_model": None,
+                "n_subtests": 1,
+                "latency_ms": 0.5,
+                "median_ms": 0.5,
+                "spread": 0.0,
+                "reference_latency_ms": None,
+                "ratio": None,
+            }
+        ],
     }
 
 
@@ -112,4 +224,6 @@ def write_example_dataset(data_dir: Path) -> None:
         folder = CONFIG_FILES[table].split("/")[0]
         name = "portability/torch-cpu-eager-1.parquet" if table in ("results", "runs") else f"{table}.parquet"
         write_table(table, pd.DataFrame(rows), data_dir / folder / name)
-    build_dataset(data_dir, REPO_ROOT / "DATASET_CARD.md", {"version": "0.1.0", "namespace": "portability-bench"})
+    build_dataset(
+        data_dir, REPO_ROOT / "DATASET_CARD.md", {"version": "0.1.0", "namespace": "portability-bench"}
+    )

@@ -51,27 +51,49 @@ MALFORMED = [
     ("version-unknown", {**GOOD, "schema_version": "7"}, "field 'schema_version': version 7 is not known"),
     ("unknown-framework", {**GOOD, "framework": "mxnet"}, "field 'framework': unknown framework 'mxnet'"),
     ("framework-folder", {**GOOD, "framework": "jax"}, "row is in cases/torch/ but says 'jax'"),
-    ("function-with-code", {**GOOD, "function": "\"__import__('os').system('rm -rf /')\""},
-     "field 'function': "),
+    (
+        "function-with-code",
+        {**GOOD, "function": "\"__import__('os').system('rm -rf /')\""},
+        "field 'function': ",
+    ),
     ("function-with-call", {**GOOD, "function": "torch.add()"}, "is not a dotted qualified name"),
     ("function-not-string", {**GOOD, "function": "[torch.add]"}, "field 'function': must be a string"),
-    ("case-id-spaces", {**GOOD, "case_id": "\"torch add\""}, "field 'case_id': 'torch add' is not a dotted name"),
+    (
+        "case-id-spaces",
+        {**GOOD, "case_id": '"torch add"'},
+        "field 'case_id': 'torch add' is not a dotted name",
+    ),
     ("unknown-status", {**GOOD, "status": "maybe"}, "field 'status': unknown status 'maybe'"),
     ("samples-not-list", {**GOOD, "samples": "mince2023"}, "field 'samples': must be a list"),
     ("samples-not-strings", {**GOOD, "samples": "[1, 2]"}, "field 'samples': must be a list"),
     ("test-outside-cases", {**GOOD, "test_file": "../evil/test_x.py"}, "is not a case test path"),
     ("test-other-framework", {**GOOD, "test_file": "cases/jax/test_add.py"}, "is outside cases/torch/"),
-    ("test-missing", {**GOOD, "test_file": "cases/torch/test_nothing.py"}, "cases/torch/test_nothing.py does not exist"),
+    (
+        "test-missing",
+        {**GOOD, "test_file": "cases/torch/test_nothing.py"},
+        "cases/torch/test_nothing.py does not exist",
+    ),
     ("active-without-test", {**GOOD, "test_file": "null"}, "an active case needs a test file"),
-    ("removed-without-version", {**GOOD, "status": "removed", "test_file": "null"},
-     "field 'removed_since': a removed case must say since which version"),
-    ("upstream-not-string", {**GOOD, "upstream_test": "[a, b]"}, "field 'upstream_test': must be a string or null"),
+    (
+        "removed-without-version",
+        {**GOOD, "status": "removed", "test_file": "null"},
+        "field 'removed_since': a removed case must say since which version",
+    ),
+    (
+        "upstream-not-string",
+        {**GOOD, "upstream_test": "[a, b]"},
+        "field 'upstream_test': must be a string or null",
+    ),
     ("notes-not-string", {**GOOD, "notes": "{a: 1}"}, "field 'notes': must be a string"),
 ]
 
 
-@pytest.mark.parametrize("fields, expected", [(f, e) for _, f, e in MALFORMED], ids=[n for n, _, _ in MALFORMED])
-def test_malformed_row_is_refused_with_file_field_and_fix(tmp_path: Path, fields: dict, expected: str) -> None:
+@pytest.mark.parametrize(
+    "fields, expected", [(f, e) for _, f, e in MALFORMED], ids=[n for n, _, _ in MALFORMED]
+)
+def test_malformed_row_is_refused_with_file_field_and_fix(
+    tmp_path: Path, fields: dict, expected: str
+) -> None:
     problems = problems_for(tmp_path, fields)
     assert problems, "the row should have been refused"
     assert any(expected in p for p in problems), problems
@@ -110,9 +132,11 @@ def test_function_must_exist_in_api_or_be_marked_removed(tmp_path: Path) -> None
     rows = load_rows(tmp_path / "cases", tmp_path)
     api = pd.DataFrame({"framework": ["torch"], "qualified_name": ["torch.add"]})
     problems = [p.render() for p in check_rows(rows, api, None, tmp_path, collect=False)]
-    assert problems == ["cases/torch/add.yaml: field 'function': torch.addd is not in the api table of the "
-                        "installed torch; fix: fix the name, or set `status: removed` with `removed_since` "
-                        "if it no longer exists"]
+    assert problems == [
+        "cases/torch/add.yaml: field 'function': torch.addd is not in the api table of the "
+        "installed torch; fix: fix the name, or set `status: removed` with `removed_since` "
+        "if it no longer exists"
+    ]
 
 
 def test_unknown_sample_and_uncollectable_test(tmp_path: Path) -> None:

@@ -8,16 +8,32 @@ import sys
 import pytest
 
 COMMANDS = [
-    ["enumerate"], ["frequencies"], ["sample"], ["cases"], ["case", "new"], ["case", "check"], ["run"],
-    ["run-stage"], ["reference", "import"], ["aggregate"], ["report"], ["dataset", "build"],
-    ["dataset", "card"], ["dataset", "publish"], ["schemas", "export"],
+    ["enumerate"],
+    ["frequencies"],
+    ["sample"],
+    ["cases"],
+    ["case", "new"],
+    ["case", "check"],
+    ["run"],
+    ["run-stage"],
+    ["reference", "import"],
+    ["aggregate"],
+    ["report"],
+    ["dataset", "build"],
+    ["dataset", "card"],
+    ["dataset", "publish"],
+    ["schemas", "export"],
 ]
 
 
 @pytest.mark.parametrize("command", COMMANDS, ids=" ".join)
 def test_help(command: list[str]) -> None:
-    out = subprocess.run([sys.executable, "-m", "portability_data.cli", *command, "--help"],
-                         capture_output=True, text=True, check=False)
+    out = subprocess.run(
+        [sys.executable, "-m", "portability_data.cli", *command, "--help"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     assert out.returncode == 0, out.stderr
     assert out.stdout.startswith("usage: portability " + " ".join(command))
     # a real description, not just the usage line
@@ -25,13 +41,19 @@ def test_help(command: list[str]) -> None:
 
 
 def test_unknown_device_is_refused_before_anything_runs() -> None:
-    out = subprocess.run([sys.executable, "-m", "portability_data.cli", "run", "--framework", "torch",
-                          "--device", "npu"], capture_output=True, text=True, check=False)
+    out = subprocess.run(
+        [sys.executable, "-m", "portability_data.cli", "run", "--framework", "torch", "--device", "npu"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     assert out.returncode == 2 and "invalid choice: 'npu'" in out.stderr
 
 
 def test_run_does_not_import_the_pipeline_stack() -> None:
-    code = ("import sys; from portability_data import cli, runner, harness, worker; "
-            "heavy = [m for m in ('pandas', 'pandera', 'dvc', 'datasets') if m in sys.modules]; print(heavy)")
+    code = (
+        "import sys; from portability_data import cli, runner, harness, worker; "
+        "heavy = [m for m in ('pandas', 'pandera', 'dvc', 'datasets') if m in sys.modules]; print(heavy)"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"

@@ -35,12 +35,19 @@ def test_timer_records_every_call_and_routes_compiled_mode() -> None:
 
 
 def _run_isolated(code: str, env: dict[str, str]) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True,
-                          env={**os.environ, **env}, check=False, timeout=300)
+    return subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(code)],
+        capture_output=True,
+        text=True,
+        env={**os.environ, **env},
+        check=False,
+        timeout=300,
+    )
 
 
 def test_jax_array_on_another_device_is_caught() -> None:
-    out = _run_isolated('''
+    out = _run_isolated(
+        """
         import jax, jax.numpy as jnp
         from portability_data.harness import JaxBackend, Timer, DevicePlacementError
         timer = Timer(JaxBackend("cpu"), "eager", warmup=0)
@@ -50,12 +57,15 @@ def test_jax_array_on_another_device_is_caught() -> None:
             timer(lambda: jax.device_put(jnp.ones(3), other))
         except DevicePlacementError as exc:
             print("caught:", exc)
-    ''', {"XLA_FLAGS": "--xla_force_host_platform_device_count=2"})
+    """,
+        {"XLA_FLAGS": "--xla_force_host_platform_device_count=2"},
+    )
     assert "caught: output array on {CpuDevice(id=1)}" in out.stdout, out.stderr[-2000:]
 
 
 def test_tensorflow_op_on_another_device_is_caught_and_soft_placement_is_off() -> None:
-    out = _run_isolated('''
+    out = _run_isolated(
+        """
         import tensorflow as tf
         cpu = tf.config.list_physical_devices("CPU")[0]
         tf.config.set_logical_device_configuration(cpu, [tf.config.LogicalDeviceConfiguration()] * 2)
@@ -77,8 +87,12 @@ def test_tensorflow_op_on_another_device_is_caught_and_soft_placement_is_off() -
             print("silently fell back")
         except tf.errors.InvalidArgumentError:
             print("no soft placement")
-    ''', {"TF_CPP_MIN_LOG_LEVEL": "3"})
-    assert "caught: output tensor on '/job:localhost/replica:0/task:0/device:CPU:1'" in out.stdout, out.stderr[-2000:]
+    """,
+        {"TF_CPP_MIN_LOG_LEVEL": "3"},
+    )
+    assert "caught: output tensor on '/job:localhost/replica:0/task:0/device:CPU:1'" in out.stdout, (
+        out.stderr[-2000:]
+    )
     assert "no soft placement" in out.stdout
 
 
@@ -87,7 +101,10 @@ def test_wrong_device_fails_the_subtest_in_a_run(case_repo) -> None:
 
     from portability_data.runner import Paths, RunSpec, run
 
-    case_repo.add("torch", "misplaced", '''
+    case_repo.add(
+        "torch",
+        "misplaced",
+        """
         import torch
 
         def test_on_meta(device, timed):
@@ -95,10 +112,16 @@ def test_wrong_device_fails_the_subtest_in_a_run(case_repo) -> None:
 
         def test_on_device(device, timed):
             assert timed(torch.zeros, 3).device.type == "cpu"
-        ''')
+        """,
+    )
     paths = Paths.under(case_repo.root)
     run_id = run(RunSpec(framework="torch", device="cpu", repeats=1), paths, log=lambda m: None)
-    rows = {r["subtest"]: r for r in pq.read_table(paths.results_dir / "portability" / f"{run_id}.parquet").to_pylist()}
+    rows = {
+        r["subtest"]: r
+        for r in pq.read_table(paths.results_dir / "portability" / f"{run_id}.parquet").to_pylist()
+    }
     assert rows["test_on_meta"]["outcome"] == "failed"
     assert rows["test_on_meta"]["error_type"] == "DevicePlacementError"
-    assert rows["test_on_device"]["outcome"] == "passed" and len(rows["test_on_device"]["op_latencies_ms"]) == 1
+    assert (
+        rows["test_on_device"]["outcome"] == "passed" and len(rows["test_on_device"]["op_latencies_ms"]) == 1
+    )

@@ -18,9 +18,15 @@ pytestmark = pytest.mark.skipif(not (REPO_ROOT / "dvc.lock").exists(), reason="d
 
 
 def _sh(args: list[str], cwd: Path) -> str:
-    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}",
-           "DVC_NO_ANALYTICS": "1", "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t",
-           "GIT_COMMITTER_EMAIL": "t@t"}
+    env = {
+        **os.environ,
+        "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}",
+        "DVC_NO_ANALYTICS": "1",
+        "GIT_AUTHOR_NAME": "t",
+        "GIT_AUTHOR_EMAIL": "t@t",
+        "GIT_COMMITTER_NAME": "t",
+        "GIT_COMMITTER_EMAIL": "t@t",
+    }
     out = subprocess.run(args, cwd=cwd, env=env, capture_output=True, text=True, check=False, timeout=900)
     assert out.returncode == 0, f"{' '.join(args)} failed:\n{out.stdout[-3000:]}\n{out.stderr[-3000:]}"
     return out.stdout + out.stderr
@@ -57,12 +63,31 @@ def test_a_shard_from_another_machine_is_aggregated_without_rerunning(repo_copy:
     from portability_data.tableio import read_table, write_table
 
     rows = example_rows()["results"]
-    rows = [{**r, "run_id": "torch-gpu-eager-other-machine", "source": "contributed", "device": "gpu",
-             "device_model": "NVIDIA H100"} for r in rows]
-    write_table("results", pd.DataFrame(rows), repo_copy / "data/results/contributed/torch-gpu-eager-other-machine.parquet")
-    run = {**example_rows()["runs"][0], "run_id": "torch-gpu-eager-other-machine", "source": "contributed",
-           "device": "gpu", "device_model": "NVIDIA H100"}
-    write_table("runs", pd.DataFrame([run]), repo_copy / "data/runs/contributed/torch-gpu-eager-other-machine.parquet")
+    rows = [
+        {
+            **r,
+            "run_id": "torch-gpu-eager-other-machine",
+            "source": "contributed",
+            "device": "gpu",
+            "device_model": "NVIDIA H100",
+        }
+        for r in rows
+    ]
+    write_table(
+        "results",
+        pd.DataFrame(rows),
+        repo_copy / "data/results/contributed/torch-gpu-eager-other-machine.parquet",
+    )
+    run = {
+        **example_rows()["runs"][0],
+        "run_id": "torch-gpu-eager-other-machine",
+        "source": "contributed",
+        "device": "gpu",
+        "device_model": "NVIDIA H100",
+    }
+    write_table(
+        "runs", pd.DataFrame([run]), repo_copy / "data/runs/contributed/torch-gpu-eager-other-machine.parquet"
+    )
     status = _sh(["dvc", "status"], repo_copy)
     assert "aggregate:" in status and "run:" not in status, status
     out = _sh(["dvc", "repro"], repo_copy)
@@ -70,5 +95,7 @@ def test_a_shard_from_another_machine_is_aggregated_without_rerunning(repo_copy:
     assert "Running stage 'run'" not in out and "Running stage 'enumerate'" not in out
     outcomes = read_table("outcomes", repo_copy / "data/outcomes")
     added = outcomes[outcomes["source"] == "contributed"]
-    assert added[["function", "device", "outcome"]].values.tolist() == [["torch.argsort", "gpu", "partial_failure"]]
+    assert added[["function", "device", "outcome"]].values.tolist() == [
+        ["torch.argsort", "gpu", "partial_failure"]
+    ]
     assert "Running stage" not in _sh(["dvc", "repro"], repo_copy)

@@ -15,7 +15,7 @@ import pytest
 
 from portability_data.runner import Paths, RunError, RunSpec, run
 
-FAULTS = '''
+FAULTS = """
 import ctypes, os, sys, time
 import pytest
 
@@ -49,7 +49,7 @@ def test_fails():
 @pytest.mark.parametrize("n", [1, 2])
 def test_after(n):
     assert n > 0
-'''
+"""
 
 
 def rows_of(paths: Paths, run_id: str) -> list[dict]:
@@ -108,12 +108,12 @@ def test_import_failure_is_an_error_of_the_case_and_others_run(case_repo) -> Non
 def test_absent_device_is_a_clear_error_before_anything_runs(case_repo) -> None:
     case_repo.add("torch", "fine", "def test_ok():\n    assert True\n")
     paths = Paths.under(case_repo.root)
-    with pytest.raises(RunError, match="torch.cuda.is_available"):
+    with pytest.raises(RunError, match=r"torch\.cuda\.is_available"):
         run(RunSpec(framework="torch", device="gpu", repeats=1), paths, log=lambda m: None)
     assert not (paths.results_dir).exists()
 
 
-SLOW = '''
+SLOW = """
 import time
 import pytest
 
@@ -121,7 +121,7 @@ import pytest
 def test_step(n):
     time.sleep(0.4)
     assert n >= 0
-'''
+"""
 
 
 def _journal_rows(paths: Paths) -> int:
@@ -134,21 +134,44 @@ def test_sigkill_then_resume_loses_nothing_and_duplicates_nothing(case_repo, kil
     case_repo.add("torch", "slow", SLOW)
     paths = Paths.under(case_repo.root)
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parent.parent / "src")}
-    command = [sys.executable, "-m", "portability_data.cli", "run", "--framework", "torch", "--repeats", "2",
-               "--timeout", "30"]
-    runner = subprocess.Popen(command, cwd=case_repo.root, env=env, stdout=subprocess.PIPE,
-                              stderr=subprocess.DEVNULL, start_new_session=True)
+    command = [
+        sys.executable,
+        "-m",
+        "portability_data.cli",
+        "run",
+        "--framework",
+        "torch",
+        "--repeats",
+        "2",
+        "--timeout",
+        "30",
+    ]
+    runner = subprocess.Popen(
+        command,
+        cwd=case_repo.root,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
     deadline = time.monotonic() + 120
     while _journal_rows(paths) < kill_after_rows or not list(paths.journal_dir.glob("*.jsonl")):
         assert time.monotonic() < deadline and runner.poll() is None
         time.sleep(0.05)
     os.killpg(runner.pid, signal.SIGKILL)  # the runner and its worker, as a machine crash would
     runner.wait()
-    assert not (paths.results_dir / "portability").exists() or not list((paths.results_dir / "portability").iterdir())
+    assert not (paths.results_dir / "portability").exists() or not list(
+        (paths.results_dir / "portability").iterdir()
+    )
     run_id = next(paths.journal_dir.glob("*.jsonl")).stem
-    resumed = subprocess.run([sys.executable, "-m", "portability_data.cli", "run", "--framework", "torch",
-                              "--resume", run_id], cwd=case_repo.root, env=env, capture_output=True, text=True,
-                             check=True)
+    resumed = subprocess.run(
+        [sys.executable, "-m", "portability_data.cli", "run", "--framework", "torch", "--resume", run_id],
+        cwd=case_repo.root,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     assert resumed.stdout.strip() == run_id
     rows = rows_of(paths, run_id)
     keys = [(r["subtest"], r["repeat"]) for r in rows]
@@ -157,8 +180,11 @@ def test_sigkill_then_resume_loses_nothing_and_duplicates_nothing(case_repo, kil
 
 
 def test_two_runners_at_once_write_two_shards(case_repo) -> None:
-    case_repo.add("torch", "fine", "import pytest\n\n@pytest.mark.parametrize('n', range(3))\n"
-                                   "def test_ok(n):\n    assert n < 3\n")
+    case_repo.add(
+        "torch",
+        "fine",
+        "import pytest\n\n@pytest.mark.parametrize('n', range(3))\ndef test_ok(n):\n    assert n < 3\n",
+    )
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parent.parent / "src")}
     command = [sys.executable, "-m", "portability_data.cli", "run", "--framework", "torch", "--repeats", "1"]
     first = subprocess.Popen(command, cwd=case_repo.root, env=env, stdout=subprocess.PIPE, text=True)
@@ -174,7 +200,10 @@ def test_worker_environment_is_scrubbed(case_repo, monkeypatch: pytest.MonkeyPat
     monkeypatch.setenv("HF_TOKEN", "hf_secret")
     monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "aws_secret")
     monkeypatch.setenv("GITHUB_TOKEN", "gh_secret")
-    case_repo.add("torch", "env", '''
+    case_repo.add(
+        "torch",
+        "env",
+        """
 import os
 from pathlib import Path
 
@@ -185,7 +214,8 @@ def test_no_secrets():
 def test_scratch_cwd():
     assert "portability-scratch" in os.getcwd()
     assert not (Path.cwd() / "cases").exists()
-''')
+""",
+    )
     paths = Paths.under(case_repo.root)
     run_id = run(RunSpec(framework="torch", device="cpu", repeats=1), paths, log=lambda m: None)
     assert {r["outcome"] for r in rows_of(paths, run_id)} == {"passed"}

@@ -15,7 +15,9 @@ from tests.conftest import REFERENCE_DIR
 
 
 def counts_frame(frequencies: dict[str, int], framework: str = "jax") -> pd.DataFrame:
-    return pd.DataFrame({"framework": framework, "function": list(frequencies), "frequency": list(frequencies.values())})
+    return pd.DataFrame(
+        {"framework": framework, "function": list(frequencies), "frequency": list(frequencies.values())}
+    )
 
 
 def test_tied_cut_points_share_the_previous_bucket() -> None:
@@ -52,26 +54,43 @@ def test_unsuitable_function_is_replaced_from_the_same_bucket_with_a_reason() ->
     freq = {f"f{i:02d}": i for i in range(1, 41)}
     first = stratified_sample(counts_frame(freq), sample_id="s", seed=3, top_n=0, per_bucket=2, buckets=4)
     victim = first.iloc[0]
-    second = stratified_sample(counts_frame(freq), sample_id="s", seed=3, top_n=0, per_bucket=2, buckets=4,
-                               unsuitable={victim["function"]: "no_test"})
+    second = stratified_sample(
+        counts_frame(freq),
+        sample_id="s",
+        seed=3,
+        top_n=0,
+        per_bucket=2,
+        buckets=4,
+        unsuitable={victim["function"]: "no_test"},
+    )
     replaced = second[second["status"] == "replaced"].iloc[0]
     assert replaced["function"] == victim["function"] and replaced["reason"] == "no_test"
     replacement = second[second["function"] == replaced["replaced_by"]].iloc[0]
     assert replacement["status"] == "replacement" and replacement["bucket"] == victim["bucket"]
     others = first.iloc[1:][["function", "bucket"]].values.tolist()
-    assert others == second[~second["status"].isin(["replaced", "replacement"])][["function", "bucket"]].values.tolist()
+    assert (
+        others
+        == second[~second["status"].isin(["replaced", "replacement"])][["function", "bucket"]].values.tolist()
+    )
 
 
-frequency_maps = st.dictionaries(st.from_regex(r"[a-z]{1,6}", fullmatch=True), st.integers(0, 500),
-                                 min_size=1, max_size=150)
+frequency_maps = st.dictionaries(
+    st.from_regex(r"[a-z]{1,6}", fullmatch=True), st.integers(0, 500), min_size=1, max_size=150
+)
 
 
 @settings(max_examples=60, deadline=None)
 @given(frequency_maps, st.integers(0, 2**31), st.integers(0, 25), st.integers(1, 6), st.integers(1, 10))
-def test_sample_properties(freq: dict[str, int], seed: int, top_n: int, per_bucket: int, buckets: int) -> None:
+def test_sample_properties(
+    freq: dict[str, int], seed: int, top_n: int, per_bucket: int, buckets: int
+) -> None:
     frame = counts_frame(freq)
-    sample = stratified_sample(frame, sample_id="p", seed=seed, top_n=top_n, per_bucket=per_bucket, buckets=buckets)
-    again = stratified_sample(frame, sample_id="p", seed=seed, top_n=top_n, per_bucket=per_bucket, buckets=buckets)
+    sample = stratified_sample(
+        frame, sample_id="p", seed=seed, top_n=top_n, per_bucket=per_bucket, buckets=buckets
+    )
+    again = stratified_sample(
+        frame, sample_id="p", seed=seed, top_n=top_n, per_bucket=per_bucket, buckets=buckets
+    )
     pd.testing.assert_frame_equal(sample, again)  # a pure function of inputs and seed
     positive = {k: v for k, v in freq.items() if v > 0}
     if not positive:
@@ -83,7 +102,10 @@ def test_sample_properties(freq: dict[str, int], seed: int, top_n: int, per_buck
     assert not deciles["function"].duplicated().any()  # no function drawn twice across buckets
     assert (deciles.groupby("bucket").size() <= per_bucket).all()
     assert set(sample["function"]) <= set(positive)  # never a function that was not used
-    bounds = {label: (low, high) for label, low, high in decile_buckets(np.array(list(positive.values()), float), buckets)}
+    bounds = {
+        label: (low, high)
+        for label, low, high in decile_buckets(np.array(list(positive.values()), float), buckets)
+    }
     for row in deciles.itertuples():
         low, high = bounds[row.bucket]
         assert low < positive[row.function] <= high

@@ -20,9 +20,14 @@ SEEDS = {
 
 @pytest.mark.parametrize("framework", list(SEEDS))
 def test_seed_cases_run_and_write_a_real_shard(framework: str, repo_root: Path, tmp_path: Path) -> None:
-    paths = Paths(repo_root, repo_root / "cases", tmp_path / "results", tmp_path / "runs", tmp_path / "journal")
-    run_id = run(RunSpec(framework=framework, device="cpu", repeats=1, cases=SEEDS[framework]), paths,
-                 log=lambda m: None)
+    paths = Paths(
+        repo_root, repo_root / "cases", tmp_path / "results", tmp_path / "runs", tmp_path / "journal"
+    )
+    run_id = run(
+        RunSpec(framework=framework, device="cpu", repeats=1, cases=SEEDS[framework]),
+        paths,
+        log=lambda m: None,
+    )
     rows = pq.read_table(tmp_path / "results" / "portability" / f"{run_id}.parquet").to_pylist()
     assert {r["case_id"] for r in rows} == set(SEEDS[framework])
     passed = [r for r in rows if r["outcome"] == "passed"]
@@ -37,8 +42,13 @@ def test_seed_cases_run_and_write_a_real_shard(framework: str, repo_root: Path, 
 
 def test_every_case_in_the_repository_checks(repo_root: Path) -> None:
     """`portability case check`, as CI runs it: rows, api membership, samples and pytest collection."""
-    out = subprocess.run([sys.executable, "-m", "portability_data.cli", "case", "check"], cwd=repo_root,
-                         capture_output=True, text=True, check=False)
+    out = subprocess.run(
+        [sys.executable, "-m", "portability_data.cli", "case", "check"],
+        cwd=repo_root,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     assert out.returncode == 0, out.stderr[-5000:]
 
 

@@ -35,11 +35,25 @@ def api_frame(**overrides: list) -> pd.DataFrame:
 
 def result_row(**overrides: object) -> dict:
     row = {
-        "run_id": "r1", "source": "portability", "case_id": "torch.add", "framework": "torch",
-        "function": "torch.add", "test_id": "cases/torch/test_add.py::test_a", "subtest": "test_a",
-        "repeat": 0, "outcome": "passed", "failure_category": None, "failure_rule": None,
-        "error_type": None, "error_message": None, "op_latencies_ms": [0.5, 0.25], "test_time_ms": 1.0,
-        "device": "cpu", "device_model": "x86", "mode": "eager", "framework_version": "2.13.0",
+        "run_id": "r1",
+        "source": "portability",
+        "case_id": "torch.add",
+        "framework": "torch",
+        "function": "torch.add",
+        "test_id": "cases/torch/test_add.py::test_a",
+        "subtest": "test_a",
+        "repeat": 0,
+        "outcome": "passed",
+        "failure_category": None,
+        "failure_rule": None,
+        "error_type": None,
+        "error_message": None,
+        "op_latencies_ms": [0.5, 0.25],
+        "test_time_ms": 1.0,
+        "device": "cpu",
+        "device_model": "x86",
+        "mode": "eager",
+        "framework_version": "2.13.0",
     }
     row.update(overrides)
     return row
@@ -63,8 +77,11 @@ def test_all_null_column_keeps_its_declared_type(tmp_path: Path) -> None:
 
 
 def test_one_error_lists_every_problem_with_column_row_and_value(tmp_path: Path) -> None:
-    frame = api_frame(framework=["torch", "mxnet"], qualified_name=["torch.add", "os.system('x')"],
-                      kind=["function", "lambda"])
+    frame = api_frame(
+        framework=["torch", "mxnet"],
+        qualified_name=["torch.add", "os.system('x')"],
+        kind=["function", "lambda"],
+    )
     with pytest.raises(TableValidationError) as caught:
         write_table("api", frame, tmp_path / "api.parquet")
     message = str(caught.value)
@@ -129,12 +146,19 @@ def _drifted(tmp_path: Path, change) -> Path:
 @pytest.mark.parametrize(
     "change, expected",
     [
-        (lambda t: t.append_column("gpu_temp", pa.array([71.0])), "column 'gpu_temp': column is not in the contract"),
+        (
+            lambda t: t.append_column("gpu_temp", pa.array([71.0])),
+            "column 'gpu_temp': column is not in the contract",
+        ),
         (lambda t: t.drop(["mode"]), "column 'mode': missing column of type string"),
-        (lambda t: t.set_column(t.schema.get_field_index("repeat"), "repeat", pa.array(["0"])),
-         "column 'repeat': type string, declared int64"),
-        (lambda t: t.set_column(t.schema.get_field_index("error_type"), "error_type", pa.nulls(1)),
-         "column 'error_type': null-typed column; declared string"),
+        (
+            lambda t: t.set_column(t.schema.get_field_index("repeat"), "repeat", pa.array(["0"])),
+            "column 'repeat': type string, declared int64",
+        ),
+        (
+            lambda t: t.set_column(t.schema.get_field_index("error_type"), "error_type", pa.nulls(1)),
+            "column 'error_type': null-typed column; declared string",
+        ),
     ],
     ids=["extra-column", "missing-column", "wrong-type", "null-typed"],
 )

@@ -26,7 +26,9 @@ def test_sum_matches_numpy(device, timed, dtype, axis, shape):
     data = _data(shape, dtype)
     x = jnp.asarray(data, dtype=dtype)
     out = timed(jnp.sum, x, axis=axis)
-    expected = np.sum(np.asarray(x).astype(np.float64 if dtype not in ("int32", "bool") else np.int64), axis=axis)
+    expected = np.sum(
+        np.asarray(x).astype(np.float64 if dtype not in ("int32", "bool") else np.int64), axis=axis
+    )
     assert out.shape == expected.shape
     tol = TOLERANCE[dtype] * max(1, int(np.prod(shape)) ** 0.5)
     np.testing.assert_allclose(np.asarray(out).astype(np.float64), expected, rtol=tol, atol=tol)

@@ -21,7 +21,9 @@ def test_svd_reconstructs(device, timed, dtype, shape):
     a = _matrix(shape, dtype)
     s, u, v = timed(tf.linalg.svd, a, full_matrices=False)
     k = min(shape[-2:])
-    assert s.shape == (*shape[:-2], k) and u.shape == (*shape[:-1], k) and v.shape == (*shape[:-2], shape[-1], k)
+    assert (
+        s.shape == (*shape[:-2], k) and u.shape == (*shape[:-1], k) and v.shape == (*shape[:-2], shape[-1], k)
+    )
     rebuilt = tf.matmul(u * tf.cast(s[..., None, :], u.dtype), v, adjoint_b=True)
     tol = TOLERANCE[dtype]
     np.testing.assert_allclose(rebuilt.numpy(), a.numpy(), rtol=tol, atol=tol * 10)

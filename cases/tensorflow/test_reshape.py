@@ -9,8 +9,8 @@ DTYPES = [tf.float32, tf.float64, tf.float16, tf.bfloat16, tf.int32, tf.int64, t
 
 @pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: d.name)
 @pytest.mark.parametrize(
-    "source,target", [((6,), (2, 3)), ((4, 6), (-1,)), ((3, 5, 7), (7, -1)), ((0, 4), (2, 0, 2)),
-                      ((512, 1024), (1024, 512))],
+    "source,target",
+    [((6,), (2, 3)), ((4, 6), (-1,)), ((3, 5, 7), (7, -1)), ((0, 4), (2, 0, 2)), ((512, 1024), (1024, 512))],
     ids=["simple", "flatten", "infer", "empty", "large"],
 )
 def test_reshape_matches_numpy(device, timed, dtype, source, target):
@@ -20,8 +20,10 @@ def test_reshape_matches_numpy(device, timed, dtype, source, target):
     assert out.dtype == dtype
     expected = data.reshape(target)
     assert tuple(out.shape) == expected.shape
-    np.testing.assert_array_equal(tf.cast(out, tf.float64).numpy() if dtype != tf.bool else out.numpy(),
-                                  expected.astype(bool) if dtype == tf.bool else expected)
+    np.testing.assert_array_equal(
+        tf.cast(out, tf.float64).numpy() if dtype != tf.bool else out.numpy(),
+        expected.astype(bool) if dtype == tf.bool else expected,
+    )
 
 
 def test_reshape_wrong_size_raises(device, timed):

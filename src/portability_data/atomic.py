@@ -53,5 +53,3 @@ def atomic_write_arrow(path: Path, arrow_table: pa.Table, *, exclusive: bool = F
             os.unlink(tmp)
         raise
     return path
-
-

@@ -13,13 +13,13 @@ from typing import Any
 
 import yaml
 
-from portability_data.contracts import CASE_STATUSES, FRAMEWORKS, SCHEMA_VERSION
+from portability_data.contracts import CASE_STATUSES, FRAMEWORKS, REPLACEMENT_REASONS, SCHEMA_VERSION
 
 MAX_ROW_BYTES = 16_384
 QUALIFIED_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$")
 TEST_FILE = re.compile(r"^cases/(torch|tensorflow|jax)/test_[A-Za-z0-9_]+\.py$")
 REQUIRED = ("schema_version", "case_id", "framework", "function", "test_file", "samples", "status", "notes")
-OPTIONAL = ("upstream_test", "removed_since", "study_name")
+OPTIONAL = ("upstream_test", "removed_since", "study_name", "reason")
 FRAMEWORK_PREFIX = {"torch": "torch.", "tensorflow": "tf.", "jax": "jax."}
 
 
@@ -48,7 +48,7 @@ def slug_of(function: str) -> str:
     """cases/<fw>/<slug>.yaml: the qualified name without its framework prefix, dots as '_'."""
     for prefix in ("tensorflow.", "tf.", "torch.", "jax."):
         if function.startswith(prefix):
-            function = function[len(prefix):]
+            function = function[len(prefix) :]
             break
     return function.replace(".", "_")
 
@@ -68,24 +68,43 @@ def parse_row(path: Path, repo_root: Path) -> tuple[dict[str, Any] | None, list[
         return None, [RowProblem(name, None, f"cannot read the file ({exc})", "check the path")]
     if size > MAX_ROW_BYTES:
         return None, [
-            RowProblem(name, None, f"row file is {size} bytes (limit {MAX_ROW_BYTES})",
-                       "a row is a few fields; move long text to the test file's docstring")
+            RowProblem(
+                name,
+                None,
+                f"row file is {size} bytes (limit {MAX_ROW_BYTES})",
+                "a row is a few fields; move long text to the test file's docstring",
+            )
         ]
     try:
         row = yaml.safe_load(path.read_text(encoding="utf-8"))
     except (yaml.YAMLError, UnicodeDecodeError) as exc:
-        return None, [RowProblem(name, None, f"not valid YAML ({str(exc).splitlines()[0]})",
-                                 "write the row as a YAML mapping like cases/README.md shows")]
+        return None, [
+            RowProblem(
+                name,
+                None,
+                f"not valid YAML ({str(exc).splitlines()[0]})",
+                "write the row as a YAML mapping like cases/README.md shows",
+            )
+        ]
     if not isinstance(row, dict):
-        return None, [RowProblem(name, None, "the row is not a YAML mapping",
-                                 "write `field: value` lines like cases/README.md shows")]
+        return None, [
+            RowProblem(
+                name,
+                None,
+                "the row is not a YAML mapping",
+                "write `field: value` lines like cases/README.md shows",
+            )
+        ]
     for field in REQUIRED:
         if field not in row:
             problems.append(RowProblem(name, field, "missing", f"add `{field}:` (see cases/README.md)"))
     for field in row:
         if field not in REQUIRED and field not in OPTIONAL:
-            problems.append(RowProblem(name, field, "unknown field",
-                                       f"remove it; known fields: {', '.join(REQUIRED + OPTIONAL)}"))
+            problems.append(
+                RowProblem(
+                    name, field, "unknown field", f"remove it; known fields: {', '.join(REQUIRED + OPTIONAL)}"
+                )
+            )
     problems += _check_values(row, name, path, repo_root)
     return (row if not problems else None), problems
 
@@ -98,10 +117,17 @@ def _check_values(row: dict[str, Any], name: str, path: Path, repo_root: Path) -
 
     version = row.get("schema_version")
     if "schema_version" in row and (not isinstance(version, int) or isinstance(version, bool)):
-        bad("schema_version", f"must be an integer, got {version!r}", f"write `schema_version: {SCHEMA_VERSION}`")
+        bad(
+            "schema_version",
+            f"must be an integer, got {version!r}",
+            f"write `schema_version: {SCHEMA_VERSION}`",
+        )
     elif isinstance(version, int) and not 1 <= version <= SCHEMA_VERSION:
-        bad("schema_version", f"version {version} is not known (latest {SCHEMA_VERSION})",
-            f"write `schema_version: {SCHEMA_VERSION}`")
+        bad(
+            "schema_version",
+            f"version {version} is not known (latest {SCHEMA_VERSION})",
+            f"write `schema_version: {SCHEMA_VERSION}`",
+        )
     for field in ("case_id", "framework", "function", "status", "notes"):
         if field in row and not isinstance(row[field], str):
             bad(field, f"must be a string, got {type(row[field]).__name__}", "quote the value")
@@ -112,30 +138,48 @@ def _check_values(row: dict[str, Any], name: str, path: Path, repo_root: Path) -
     if isinstance(framework, str) and framework not in FRAMEWORKS:
         bad("framework", f"unknown framework {framework!r}", f"use one of {', '.join(FRAMEWORKS)}")
     elif isinstance(framework, str) and path.parent.name != framework:
-        bad("framework", f"row is in cases/{path.parent.name}/ but says {framework!r}",
-            f"move the row to cases/{framework}/ or fix the field")
+        bad(
+            "framework",
+            f"row is in cases/{path.parent.name}/ but says {framework!r}",
+            f"move the row to cases/{framework}/ or fix the field",
+        )
     function = row.get("function")
     if isinstance(function, str) and not QUALIFIED_NAME.match(function):
-        bad("function", f"{function!r} is not a dotted qualified name",
-            "write the name only, e.g. torch.nn.Linear (no calls, spaces or code)")
+        bad(
+            "function",
+            f"{function!r} is not a dotted qualified name",
+            "write the name only, e.g. torch.nn.Linear (no calls, spaces or code)",
+        )
     case_id = row.get("case_id")
     if isinstance(case_id, str) and not QUALIFIED_NAME.match(case_id):
         bad("case_id", f"{case_id!r} is not a dotted name", "use the qualified name, tf. spelled tensorflow.")
     status = row.get("status")
     if isinstance(status, str) and status not in CASE_STATUSES:
         bad("status", f"unknown status {status!r}", f"use one of {', '.join(CASE_STATUSES)}")
+    reason = row.get("reason")
+    if reason is not None and reason not in REPLACEMENT_REASONS:
+        bad(
+            "reason", f"unknown replacement reason {reason!r}", f"use one of {', '.join(REPLACEMENT_REASONS)}"
+        )
     samples = row.get("samples")
     if "samples" in row and (not isinstance(samples, list) or not all(isinstance(s, str) for s in samples)):
         bad("samples", f"must be a list of sample ids, got {samples!r}", "write e.g. `samples: [mince2023]`")
     test_file = row.get("test_file")
     if status == "active":
         if not isinstance(test_file, str):
-            bad("test_file", "an active case needs a test file", "write `test_file: cases/<fw>/test_<slug>.py`")
+            bad(
+                "test_file",
+                "an active case needs a test file",
+                "write `test_file: cases/<fw>/test_<slug>.py`",
+            )
         else:
             problems += _check_test_file(test_file, name, framework, repo_root)
     elif status == "removed" and not row.get("removed_since"):
-        bad("removed_since", "a removed case must say since which version",
-            "write `removed_since: \"<first version without it>\"`")
+        bad(
+            "removed_since",
+            "a removed case must say since which version",
+            'write `removed_since: "<first version without it>"`',
+        )
     elif test_file is not None and not isinstance(test_file, str):
         bad("test_file", "must be a path or null", "write the path relative to the repository root")
     return problems
@@ -143,14 +187,32 @@ def _check_values(row: dict[str, Any], name: str, path: Path, repo_root: Path) -
 
 def _check_test_file(test_file: str, name: str, framework: object, repo_root: Path) -> list[RowProblem]:
     if not TEST_FILE.match(test_file) or ".." in test_file:
-        return [RowProblem(name, "test_file", f"{test_file!r} is not a case test path",
-                           "use cases/<framework>/test_<slug>.py, relative to the repository root")]
+        return [
+            RowProblem(
+                name,
+                "test_file",
+                f"{test_file!r} is not a case test path",
+                "use cases/<framework>/test_<slug>.py, relative to the repository root",
+            )
+        ]
     if isinstance(framework, str) and not test_file.startswith(f"cases/{framework}/"):
-        return [RowProblem(name, "test_file", f"{test_file!r} is outside cases/{framework}/",
-                           f"put the test beside its row in cases/{framework}/")]
+        return [
+            RowProblem(
+                name,
+                "test_file",
+                f"{test_file!r} is outside cases/{framework}/",
+                f"put the test beside its row in cases/{framework}/",
+            )
+        ]
     if not (repo_root / test_file).is_file():
-        return [RowProblem(name, "test_file", f"{test_file} does not exist",
-                           "add the test file or fix the path (scaffold: portability case new)")]
+        return [
+            RowProblem(
+                name,
+                "test_file",
+                f"{test_file} does not exist",
+                "add the test file or fix the path (scaffold: portability case new)",
+            )
+        ]
     return []
 
 
@@ -166,7 +228,9 @@ def row_files(cases_dir: Path, frameworks: tuple[str, ...] = FRAMEWORKS) -> list
     return sorted(p for fw in frameworks for p in (cases_dir / fw).glob("*.yaml"))
 
 
-def load_rows(cases_dir: Path, repo_root: Path, frameworks: tuple[str, ...] = FRAMEWORKS) -> list[dict[str, Any]]:
+def load_rows(
+    cases_dir: Path, repo_root: Path, frameworks: tuple[str, ...] = FRAMEWORKS
+) -> list[dict[str, Any]]:
     """Every case row, checked; raises CaseRowError listing every problem in every file."""
     rows, problems = [], []
     seen: dict[str, str] = {}
@@ -177,8 +241,14 @@ def load_rows(cases_dir: Path, repo_root: Path, frameworks: tuple[str, ...] = FR
             continue
         name = _display(path, repo_root)
         if row["case_id"] in seen:
-            problems.append(RowProblem(name, "case_id", f"duplicate case id {row['case_id']!r} (also in "
-                                       f"{seen[row['case_id']]})", "give each case its own id"))
+            problems.append(
+                RowProblem(
+                    name,
+                    "case_id",
+                    f"duplicate case id {row['case_id']!r} (also in {seen[row['case_id']]})",
+                    "give each case its own id",
+                )
+            )
             continue
         seen[row["case_id"]] = name
         row["_row_file"] = name

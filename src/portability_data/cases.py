@@ -26,7 +26,7 @@ def _framework_aliases(function: str) -> set[str]:
     if function.startswith("tf."):
         names.add("tensorflow." + function[3:])
     if function.startswith("tensorflow."):
-        names.add("tf." + function[len("tensorflow."):])
+        names.add("tf." + function[len("tensorflow.") :])
     return names
 
 
@@ -46,17 +46,27 @@ def check_rows(
     for row in rows:
         file = row["_row_file"]
         framework_api = known.get(row["framework"]) if known else None
-        if row["status"] == "active" and framework_api:
-            if not _framework_aliases(row["function"]) & framework_api:
-                problems.append(RowProblem(
-                    file, "function",
+        missing = framework_api and not _framework_aliases(row["function"]) & framework_api
+        if row["status"] == "active" and missing:
+            problems.append(
+                RowProblem(
+                    file,
+                    "function",
                     f"{row['function']} is not in the api table of the installed {row['framework']}",
-                    "fix the name, or set `status: removed` with `removed_since` if it no longer exists"))
+                    "fix the name, or set `status: removed` with `removed_since` if it no longer exists",
+                )
+            )
         if sample_ids is not None:
             for sample in row["samples"]:
                 if sample not in sample_ids:
-                    problems.append(RowProblem(file, "samples", f"unknown sample {sample!r}",
-                                               f"use one of {', '.join(sorted(sample_ids))}"))
+                    problems.append(
+                        RowProblem(
+                            file,
+                            "samples",
+                            f"unknown sample {sample!r}",
+                            f"use one of {', '.join(sorted(sample_ids))}",
+                        )
+                    )
     if collect:
         problems += collect_problems(rows, repo_root)
     return problems
@@ -66,14 +76,33 @@ def collect_problems(rows: list[dict[str, Any]], repo_root: Path) -> list[RowPro
     """Run `pytest --collect-only` once per framework; a file that does not collect is a problem."""
     problems = []
     for framework in FRAMEWORKS:
-        files = {r["test_file"]: r["_row_file"] for r in rows
-                 if r["framework"] == framework and r["status"] == "active"}
+        files = {
+            r["test_file"]: r["_row_file"]
+            for r in rows
+            if r["framework"] == framework and r["status"] == "active"
+        }
         if not files:
             continue
         result = subprocess.run(
-            [sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider",
-             "--import-mode=importlib", "-o", "addopts=", "--rootdir", str(repo_root), *sorted(files)],
-            cwd=repo_root, capture_output=True, text=True, check=False,
+            [
+                sys.executable,
+                "-m",
+                "pytest",
+                "--collect-only",
+                "-q",
+                "-p",
+                "no:cacheprovider",
+                "--import-mode=importlib",
+                "-o",
+                "addopts=",
+                "--rootdir",
+                str(repo_root),
+                *sorted(files),
+            ],
+            cwd=repo_root,
+            capture_output=True,
+            text=True,
+            check=False,
         )
         collected: dict[str, int] = {}
         for line in result.stdout.splitlines():
@@ -83,9 +112,14 @@ def collect_problems(rows: list[dict[str, Any]], repo_root: Path) -> list[RowPro
         for test_file, row_file in sorted(files.items()):
             if collected.get(test_file, 0) == 0:
                 detail = _collection_error(result.stdout + result.stderr, test_file)
-                problems.append(RowProblem(row_file, "test_file", f"pytest collects no test from {test_file}"
-                                           f"{': ' + detail if detail else ''}",
-                                           f"run `python -m pytest {test_file}` and fix what it reports"))
+                problems.append(
+                    RowProblem(
+                        row_file,
+                        "test_file",
+                        f"pytest collects no test from {test_file}{': ' + detail if detail else ''}",
+                        f"run `python -m pytest {test_file}` and fix what it reports",
+                    )
+                )
     return problems
 
 
@@ -93,7 +127,7 @@ def _collection_error(output: str, test_file: str) -> str:
     lines = output.splitlines()
     for i, line in enumerate(lines):
         if test_file in line and "ERROR" in line:
-            return " ".join(lines[i:i + 2]).strip()[:300]
+            return " ".join(lines[i : i + 2]).strip()[:300]
     return ""
 
 
@@ -167,11 +201,16 @@ def test_{name}_values(device, timed, dtype):
     raise NotImplementedError("write the test: values, shapes, dtypes, gradients")
 '''
 
-_IMPORTS = {"torch": "import torch", "tensorflow": "import tensorflow as tf",
-            "jax": "import jax\nimport jax.numpy as jnp"}
-_DTYPES = {"torch": "[torch.float32, torch.float64, torch.float16, torch.bfloat16]",
-           "tensorflow": "[tf.float32, tf.float64, tf.float16, tf.bfloat16]",
-           "jax": '["float32", "float64", "float16", "bfloat16"]'}
+_IMPORTS = {
+    "torch": "import torch",
+    "tensorflow": "import tensorflow as tf",
+    "jax": "import jax\nimport jax.numpy as jnp",
+}
+_DTYPES = {
+    "torch": "[torch.float32, torch.float64, torch.float16, torch.bfloat16]",
+    "tensorflow": "[tf.float32, tf.float64, tf.float16, tf.bfloat16]",
+    "jax": '["float32", "float64", "float16", "bfloat16"]',
+}
 
 
 def scaffold(repo_root: Path, framework: str, function: str) -> tuple[Path, Path]:
@@ -186,8 +225,18 @@ def scaffold(repo_root: Path, framework: str, function: str) -> tuple[Path, Path
             raise FileExistsError(f"{path} exists already; edit it instead")
     row_path.parent.mkdir(parents=True, exist_ok=True)
     case_id = "tensorflow." + function[3:] if function.startswith("tf.") else function
-    row_path.write_text(ROW_TEMPLATE.format(version=SCHEMA_VERSION, case_id=case_id, framework=framework,
-                                            function=function, test_file=test_path.relative_to(repo_root)))
-    test_path.write_text(TEST_TEMPLATE.format(function=function, imports=_IMPORTS[framework],
-                                              dtypes=_DTYPES[framework], name=slug.lower()))
+    row_path.write_text(
+        ROW_TEMPLATE.format(
+            version=SCHEMA_VERSION,
+            case_id=case_id,
+            framework=framework,
+            function=function,
+            test_file=test_path.relative_to(repo_root),
+        )
+    )
+    test_path.write_text(
+        TEST_TEMPLATE.format(
+            function=function, imports=_IMPORTS[framework], dtypes=_DTYPES[framework], name=slug.lower()
+        )
+    )
     return row_path, test_path

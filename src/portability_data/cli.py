@@ -93,8 +93,15 @@ def cmd_case_check(args: argparse.Namespace) -> None:
 def cmd_run(args: argparse.Namespace) -> None:
     from portability_data.runner import Paths, RunError, RunSpec, run
 
-    spec = RunSpec(framework=args.framework, device=args.device, mode=args.mode, repeats=args.repeats,
-                   timeout_s=args.timeout, memory_mb=args.memory_mb, cases=tuple(args.cases or ()))
+    spec = RunSpec(
+        framework=args.framework,
+        device=args.device,
+        mode=args.mode,
+        repeats=args.repeats,
+        timeout_s=args.timeout,
+        memory_mb=args.memory_mb,
+        cases=tuple(args.cases or ()),
+    )
     try:
         run_id = run(spec, Paths.under(_repo_root()), resume=args.resume)
     except RunError as exc:
@@ -118,8 +125,14 @@ def cmd_reference_import(args: argparse.Namespace) -> None:
 def cmd_aggregate(args: argparse.Namespace) -> None:
     from portability_data.aggregate import run_aggregate
 
-    run_aggregate(args.results, args.runs, args.outcomes, args.latencies, cases_path=args.cases,
-                  quarantine=args.quarantine)
+    run_aggregate(
+        args.results,
+        args.runs,
+        args.outcomes,
+        args.latencies,
+        cases_path=args.cases,
+        quarantine=args.quarantine,
+    )
 
 
 def cmd_report(args: argparse.Namespace) -> None:
@@ -144,9 +157,13 @@ def cmd_dataset_card(args: argparse.Namespace) -> None:
 
 
 def cmd_dataset_publish(args: argparse.Namespace) -> None:
-    from portability_data.dataset import publish
+    from portability_data.publish import PublishError, publish_folder
 
-    publish(Path("data"), args.repo_id, revision=args.revision, create_pr=args.create_pr)
+    try:
+        publish_folder(Path("data"), args.repo_id, revision=args.revision, create_pr=args.create_pr)
+    except PublishError as exc:
+        raise SystemExit(f"error: {exc}") from None
+    print(f"published data/ to {args.repo_id}" + (f" at {args.revision}" if args.revision else ""))
 
 
 def cmd_schemas_export(args: argparse.Namespace) -> None:
@@ -168,22 +185,44 @@ def build_parser() -> argparse.ArgumentParser:
         p.set_defaults(func=func)
         return p
 
-    p = add("enumerate", cmd_enumerate, "List every public function, class and method of the frameworks (api table).")
-    p.add_argument("--params", type=Path, default=Path("params.yaml"), help="parameters file (enumerate section)")
+    p = add(
+        "enumerate",
+        cmd_enumerate,
+        "List every public function, class and method of the frameworks (api table).",
+    )
+    p.add_argument(
+        "--params", type=Path, default=Path("params.yaml"), help="parameters file (enumerate section)"
+    )
     p.add_argument("--out", type=Path, default=Path("data/api/api.parquet"), help="api table to write")
 
     p = add("frequencies", cmd_frequencies, "Count how often each API function is called in a corpus.")
-    p.add_argument("--params", type=Path, default=Path("params.yaml"), help="parameters file (frequencies section)")
-    p.add_argument("--api", type=Path, default=Path("data/api/api.parquet"), help="api table to resolve names")
-    p.add_argument("--out", type=Path, default=Path("data/frequencies/frequencies.parquet"), help="table to write")
+    p.add_argument(
+        "--params", type=Path, default=Path("params.yaml"), help="parameters file (frequencies section)"
+    )
+    p.add_argument(
+        "--api", type=Path, default=Path("data/api/api.parquet"), help="api table to resolve names"
+    )
+    p.add_argument(
+        "--out", type=Path, default=Path("data/frequencies/frequencies.parquet"), help="table to write"
+    )
 
     p = add("sample", cmd_sample, "Draw the stratified sample (top N + per decile) with replacements.")
-    p.add_argument("--params", type=Path, default=Path("params.yaml"), help="parameters file (sample section)")
+    p.add_argument(
+        "--params", type=Path, default=Path("params.yaml"), help="parameters file (sample section)"
+    )
     p.add_argument("--frequencies", type=Path, default=Path("data/frequencies/frequencies.parquet"))
-    p.add_argument("--reference-samples", type=Path, default=Path("data/reference/samples_mince2023.parquet"),
-                   help="the study's own sample (made by `portability reference import`)")
-    p.add_argument("--cases-dir", type=Path, default=Path("cases"), help="case rows (unsuitable ones get replaced)")
-    p.add_argument("--out", type=Path, default=Path("data/samples/samples.parquet"), help="samples table to write")
+    p.add_argument(
+        "--reference-samples",
+        type=Path,
+        default=Path("data/reference/samples_mince2023.parquet"),
+        help="the study's own sample (made by `portability reference import`)",
+    )
+    p.add_argument(
+        "--cases-dir", type=Path, default=Path("cases"), help="case rows (unsuitable ones get replaced)"
+    )
+    p.add_argument(
+        "--out", type=Path, default=Path("data/samples/samples.parquet"), help="samples table to write"
+    )
 
     p = add("cases", cmd_cases, "Check every case row and compile them into the cases table.")
     p.add_argument("--api", type=Path, default=Path("data/api/api.parquet"))
@@ -191,14 +230,19 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", type=Path, default=Path("data/cases/cases.parquet"))
     p.add_argument("--no-collect", action="store_true", help="skip the pytest collection check")
 
-    case = sub.add_parser("case", help="Add or check cases (the contributor's commands).",
-                          description="Add or check cases (the contributor's commands).")
+    case = sub.add_parser(
+        "case",
+        help="Add or check cases (the contributor's commands).",
+        description="Add or check cases (the contributor's commands).",
+    )
     case_sub = case.add_subparsers(dest="case_command", required=True, metavar="COMMAND")
     p = case_sub.add_parser("new", help="Scaffold a case row and test file.", description="Scaffold a case.")
     p.add_argument("framework", choices=FRAMEWORKS)
     p.add_argument("function", help="qualified name, e.g. torch.nn.Linear")
     p.set_defaults(func=cmd_case_new)
-    p = case_sub.add_parser("check", help="Validate case rows (what CI runs).", description="Validate case rows.")
+    p = case_sub.add_parser(
+        "check", help="Validate case rows (what CI runs).", description="Validate case rows."
+    )
     p.add_argument("paths", nargs="*", help="row or test files to check (default: all)")
     p.add_argument("--api", type=Path, default=Path("data/api/api.parquet"))
     p.add_argument("--samples", type=Path, default=Path("data/samples/samples.parquet"))
@@ -219,10 +263,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--params", type=Path, default=Path("params.yaml"))
     p.add_argument("--out", type=Path, default=Path("data/run_manifest.json"))
 
-    ref = sub.add_parser("reference", help="Import the 2023 study's raw data.", description="Import the study.")
+    ref = sub.add_parser(
+        "reference", help="Import the 2023 study's raw data.", description="Import the study."
+    )
     ref_sub = ref.add_subparsers(dest="reference_command", required=True, metavar="COMMAND")
-    p = ref_sub.add_parser("import", help="Import the study's raw results as shards (source mince2023).",
-                           description="Import the study's raw results as shards (source mince2023).")
+    p = ref_sub.add_parser(
+        "import",
+        help="Import the study's raw results as shards (source mince2023).",
+        description="Import the study's raw results as shards (source mince2023).",
+    )
     p.add_argument("dir", help="folder laid out like shared/reference/mince2023")
     p.add_argument("--out", type=Path, default=Path("data/results/mince2023"))
     p.add_argument("--runs-out", type=Path, default=Path("data/runs/mince2023"))
@@ -240,17 +289,28 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", type=Path, default=Path("reports"))
     p.add_argument("--metrics", type=Path, default=Path("reports/metrics.json"))
 
-    ds = sub.add_parser("dataset", help="Build or publish the dataset folder.", description="The dataset folder.")
+    ds = sub.add_parser(
+        "dataset", help="Build or publish the dataset folder.", description="The dataset folder."
+    )
     ds_sub = ds.add_subparsers(dest="dataset_command", required=True, metavar="COMMAND")
-    p = ds_sub.add_parser("build", help="Write data/README.md (card + configs + features).",
-                          description="Write data/README.md (card + configs + features).")
+    p = ds_sub.add_parser(
+        "build",
+        help="Write data/README.md (card + configs + features).",
+        description="Write data/README.md (card + configs + features).",
+    )
     p.add_argument("--params", type=Path, default=Path("params.yaml"))
     p.set_defaults(func=cmd_dataset_build)
-    p = ds_sub.add_parser("card", help="Regenerate the table section of DATASET_CARD.md from the contracts.",
-                          description="Regenerate the table section of DATASET_CARD.md from the contracts.")
+    p = ds_sub.add_parser(
+        "card",
+        help="Regenerate the table section of DATASET_CARD.md from the contracts.",
+        description="Regenerate the table section of DATASET_CARD.md from the contracts.",
+    )
     p.set_defaults(func=cmd_dataset_card)
-    p = ds_sub.add_parser("publish", help="Upload the dataset folder to the Hugging Face Hub.",
-                          description="Upload the dataset folder to the Hugging Face Hub.")
+    p = ds_sub.add_parser(
+        "publish",
+        help="Upload the dataset folder to the Hugging Face Hub.",
+        description="Upload the dataset folder to the Hugging Face Hub.",
+    )
     p.add_argument("--repo-id", required=True, help="<namespace>/portability")
     p.add_argument("--revision", help="tag or branch")
     p.add_argument("--create-pr", action="store_true")
@@ -258,8 +318,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     sch = sub.add_parser("schemas", help="Export the table schemas.", description="Export the table schemas.")
     sch_sub = sch.add_subparsers(dest="schemas_command", required=True, metavar="COMMAND")
-    p = sch_sub.add_parser("export", help="Write schemas/<table>.yaml from the pandera models.",
-                           description="Write schemas/<table>.yaml from the pandera models.")
+    p = sch_sub.add_parser(
+        "export",
+        help="Write schemas/<table>.yaml from the pandera models.",
+        description="Write schemas/<table>.yaml from the pandera models.",
+    )
     p.add_argument("--out", type=Path, default=Path("schemas"))
     p.set_defaults(func=cmd_schemas_export)
     return parser

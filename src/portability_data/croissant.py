@@ -53,9 +53,14 @@ CITATION = (
     "Software Portability and Implications for ML Progress. arXiv:2309.07181."
 )
 FILE_GLOBS = {
-    "api": "api/*.parquet", "frequencies": "frequencies/*.parquet", "samples": "samples/*.parquet",
-    "cases": "cases/*.parquet", "results": "results/**/*.parquet", "runs": "runs/**/*.parquet",
-    "outcomes": "outcomes/*.parquet", "latencies": "latencies/*.parquet",
+    "api": "api/*.parquet",
+    "frequencies": "frequencies/*.parquet",
+    "samples": "samples/*.parquet",
+    "cases": "cases/*.parquet",
+    "results": "results/**/*.parquet",
+    "runs": "runs/**/*.parquet",
+    "outcomes": "outcomes/*.parquet",
+    "latencies": "latencies/*.parquet",
 }
 
 
@@ -76,26 +81,30 @@ def _data_type(type_: pa.DataType) -> str:
 def croissant_metadata(data_dir: Path, version: str, dataset_params: dict[str, Any]) -> dict[str, Any]:
     """The Croissant document for the folder: distribution = one FileSet per config."""
     namespace = dataset_params.get("namespace", "portability-bench")
-    distribution: list[dict[str, Any]] = [{
-        "@type": "cr:FileObject",
-        "@id": "repo",
-        "name": "repo",
-        "description": "The dataset repository on the Hugging Face Hub.",
-        "contentUrl": f"https://huggingface.co/datasets/{namespace}/portability/tree/v{version}",
-        "encodingFormat": "git+https",
-        "sha256": hashlib.sha256(f"{namespace}/portability@{version}".encode()).hexdigest(),
-    }]
+    distribution: list[dict[str, Any]] = [
+        {
+            "@type": "cr:FileObject",
+            "@id": "repo",
+            "name": "repo",
+            "description": "The dataset repository on the Hugging Face Hub.",
+            "contentUrl": f"https://huggingface.co/datasets/{namespace}/portability/tree/v{version}",
+            "encodingFormat": "git+https",
+            "sha256": hashlib.sha256(f"{namespace}/portability@{version}".encode()).hexdigest(),
+        }
+    ]
     record_sets = []
     for table in TABLES:
-        distribution.append({
-            "@type": "cr:FileSet",
-            "@id": f"{table}-files",
-            "name": f"{table}-files",
-            "description": f"Parquet files of the {table} table.",
-            "containedIn": {"@id": "repo"},
-            "encodingFormat": "application/x-parquet",
-            "includes": FILE_GLOBS[table],
-        })
+        distribution.append(
+            {
+                "@type": "cr:FileSet",
+                "@id": f"{table}-files",
+                "name": f"{table}-files",
+                "description": f"Parquet files of the {table} table.",
+                "containedIn": {"@id": "repo"},
+                "encodingFormat": "application/x-parquet",
+                "includes": FILE_GLOBS[table],
+            }
+        )
         fields = []
         for field in arrow_schema(table):
             entry: dict[str, Any] = {
@@ -109,8 +118,15 @@ def croissant_metadata(data_dir: Path, version: str, dataset_params: dict[str, A
             if pa.types.is_list(field.type):
                 entry["repeated"] = True
             fields.append(entry)
-        record_sets.append({"@type": "cr:RecordSet", "@id": table, "name": table,
-                            "description": f"The {table} table (one config of the dataset).", "field": fields})
+        record_sets.append(
+            {
+                "@type": "cr:RecordSet",
+                "@id": table,
+                "name": table,
+                "description": f"The {table} table (one config of the dataset).",
+                "field": fields,
+            }
+        )
     return {
         "@context": CONTEXT,
         "@type": "sc:Dataset",
@@ -129,8 +145,9 @@ def croissant_metadata(data_dir: Path, version: str, dataset_params: dict[str, A
         "creator": {"@type": "sc:Organization", "name": "portability contributors"},
         "keywords": ["benchmark", "portability", "pytorch", "tensorflow", "jax", "hardware"],
         "rai:dataCollection": (
-            "Cases are pytest tests written by contributors, run by the portability runner on one device per "
-            "run; the study's raw timing and failure files are imported unchanged in meaning (source mince2023)."
+            "Cases are pytest tests written by contributors, run by the portability runner on one device "
+            "per run; the study's raw timing and failure files are imported unchanged in meaning "
+            "(source mince2023)."
         ),
         "rai:dataCollectionType": ["Experiments", "Software Collection"],
         "rai:dataLimitations": (
@@ -143,7 +160,9 @@ def croissant_metadata(data_dir: Path, version: str, dataset_params: dict[str, A
             "bare-name counts (the study's) conflate homonyms, which resolved counts correct."
         ),
         "rai:personalSensitiveInformation": "None: the data describe software and hardware, not people.",
-        "rai:dataUseCases": "Measuring framework portability across hardware and versions; choosing hardware.",
+        "rai:dataUseCases": (
+            "Measuring framework portability across hardware and versions; choosing hardware."
+        ),
         "rai:dataSocialImpact": "Makes the cost of hardware lock-in visible to researchers and vendors.",
         "rai:dataReleaseMaintenancePlan": "Versioned releases (semver, git tags); shards are append-only.",
         "distribution": distribution,

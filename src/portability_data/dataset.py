@@ -55,7 +55,8 @@ def card_metadata(version: str) -> Any:
         size_categories=["10K<n<100K"],
     )
     infos = {
-        table: DatasetInfo(features=features_of(table), config_name=table, version=version) for table in TABLES
+        table: DatasetInfo(features=features_of(table), config_name=table, version=version)
+        for table in TABLES
     }
     DatasetInfosDict(infos).to_dataset_card_data(card)
     configs = {
@@ -86,11 +87,20 @@ def tables_section() -> str:
     """The card's table documentation, generated from the contracts (every column, type, meaning)."""
     lines = [TABLES_START]
     for table, schema in TABLES.items():
-        lines += ["", f"### `{table}`", "", TABLE_PURPOSE[table], "", "| column | type | null | meaning |",
-                  "| --- | --- | --- | --- |"]
+        lines += [
+            "",
+            f"### `{table}`",
+            "",
+            TABLE_PURPOSE[table],
+            "",
+            "| column | type | null | meaning |",
+            "| --- | --- | --- | --- |",
+        ]
         for field in schema:
             meaning = (field.metadata or {}).get(b"description", b"").decode()
-            lines.append(f"| `{field.name}` | {field.type} | {'yes' if field.nullable else 'no'} | {meaning} |")
+            lines.append(
+                f"| `{field.name}` | {field.type} | {'yes' if field.nullable else 'no'} | {meaning} |"
+            )
     lines.append(TABLES_END)
     return "\n".join(lines)
 
@@ -169,8 +179,10 @@ def load_dataset(
         folder = _checkout_revision(folder, revision)
     files = files_of(folder, config)
     if not files:
-        raise FileNotFoundError(f"{folder}: no files for config {config!r} ({CONFIG_FILES[config]}); "
-                                "run `dvc repro` or `portability dataset build` first")
+        raise FileNotFoundError(
+            f"{folder}: no files for config {config!r} ({CONFIG_FILES[config]}); "
+            "run `dvc repro` or `portability dataset build` first"
+        )
     from portability_data.tableio import read_file
 
     for file in files:  # a corrupt or drifted shard stops the load, naming the file
@@ -190,23 +202,21 @@ def _checkout_revision(folder: Path, revision: str) -> Path:
     import subprocess
     import tempfile
 
-    repo = subprocess.run(["git", "-C", str(folder), "rev-parse", "--show-toplevel"], capture_output=True,
-                          text=True, check=False)
+    repo = subprocess.run(
+        ["git", "-C", str(folder), "rev-parse", "--show-toplevel"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     if repo.returncode != 0:
         raise ValueError(f"{folder} is not in a git checkout; a local revision needs git")
     root = Path(repo.stdout.strip())
     relative = folder.resolve().relative_to(root)
     target = Path(tempfile.mkdtemp(prefix=f"portability-{revision}-"))
-    archive = subprocess.run(["git", "-C", str(root), "archive", revision, str(relative)], capture_output=True,
-                             check=False)
+    archive = subprocess.run(
+        ["git", "-C", str(root), "archive", revision, str(relative)], capture_output=True, check=False
+    )
     if archive.returncode != 0:
         raise ValueError(f"unknown revision {revision!r}: {archive.stderr.decode().strip()}")
     subprocess.run(["tar", "-x", "-C", str(target)], input=archive.stdout, check=True)
     return target / relative
-
-
-def publish(data_dir: Path, repo_id: str, revision: str | None = None, create_pr: bool = False) -> None:
-    """Upload the dataset folder to the Hub (see issue: refuses invalid folders)."""
-    from portability_data.publish import publish_folder
-
-    publish_folder(Path(data_dir), repo_id, revision=revision, create_pr=create_pr)

@@ -21,7 +21,7 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import pytest
 
@@ -123,7 +123,7 @@ def _leaves(obj: Any) -> Iterator[Any]:
 
 class TorchBackend(Backend):
     name = "torch"
-    _types = {"cpu": "cpu", "gpu": "cuda", "mps": "mps", "tpu": "xla"}
+    _types: ClassVar[dict[str, str]] = {"cpu": "cpu", "gpu": "cuda", "mps": "mps", "tpu": "xla"}
 
     def __init__(self, device: str) -> None:
         super().__init__(device)
@@ -138,7 +138,9 @@ class TorchBackend(Backend):
             try:
                 import torch_xla.core.xla_model as xm  # noqa: F401
             except ImportError as exc:
-                raise DeviceUnavailableError(f"device tpu requested but torch_xla is missing: {exc}") from None
+                raise DeviceUnavailableError(
+                    f"device tpu requested but torch_xla is missing: {exc}"
+                ) from None
         self.device_type = self._types[device]
 
     def handle(self) -> str:
@@ -188,7 +190,7 @@ class TorchBackend(Backend):
 
 class TensorFlowBackend(Backend):
     name = "tensorflow"
-    _types = {"cpu": "CPU", "gpu": "GPU", "tpu": "TPU", "mps": "GPU"}
+    _types: ClassVar[dict[str, str]] = {"cpu": "CPU", "gpu": "GPU", "tpu": "TPU", "mps": "GPU"}
 
     def __init__(self, device: str) -> None:
         super().__init__(device)
@@ -263,7 +265,7 @@ class TensorFlowBackend(Backend):
 
 class JaxBackend(Backend):
     name = "jax"
-    _platforms = {"cpu": "cpu", "gpu": "gpu", "tpu": "tpu", "mps": "METAL"}
+    _platforms: ClassVar[dict[str, str]] = {"cpu": "cpu", "gpu": "gpu", "tpu": "tpu", "mps": "METAL"}
 
     def __init__(self, device: str) -> None:
         super().__init__(device)
@@ -364,7 +366,7 @@ class Timer:
             def with_constants(*arrays: Any) -> Any:
                 full = dict(static_args)
                 full.update(zip(array_positions, arrays[: len(array_positions)]))
-                named = dict(zip(array_names, arrays[len(array_positions):]))
+                named = dict(zip(array_names, arrays[len(array_positions) :]))
                 return fn(*(full[i] for i in range(len(args))), **static_kwargs, **named)
 
             self._compiled[key] = self.backend.compile(with_constants)
@@ -553,9 +555,8 @@ def pytest_runtest_logreport(report: pytest.TestReport) -> None:
     """Emit one record per subtest: its outcome (setup, call or teardown failure) and timings."""
     if _sink is None:
         return
-    if report.when == "call" or (report.when == "setup" and not report.passed):
-        _sink(_record(report))
-    elif report.when == "teardown" and report.failed:
+    failed_outside_call = report.when in ("setup", "teardown") and report.failed
+    if report.when == "call" or failed_outside_call or (report.when == "setup" and report.skipped):
         _sink(_record(report))
 
 

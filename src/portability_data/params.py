@@ -20,11 +20,15 @@ class ParamsError(ValueError):
 def check_params(params: Any, source: str = "params.yaml") -> dict[str, Any]:
     """Check the sections the pipeline reads; returns the params unchanged when all is well."""
     if not isinstance(params, dict):
-        raise ParamsError(source, ["the file is not a YAML mapping of sections; see the repository's params.yaml"])
+        raise ParamsError(
+            source, ["the file is not a YAML mapping of sections; see the repository's params.yaml"]
+        )
     problems: list[str] = []
     for section in SECTIONS:
         if not isinstance(params.get(section), dict):
-            problems.append(f"section {section!r} is missing or not a mapping; copy it from the repository's params.yaml")
+            problems.append(
+                f"section {section!r} is missing or not a mapping; copy it from the repository's params.yaml"
+            )
     if problems:
         raise ParamsError(source, problems)
 
@@ -55,8 +59,14 @@ def check_params(params: Any, source: str = "params.yaml") -> dict[str, Any]:
     number("sample.top_n", sample.get("top_n"), 0, integer=True)
     number("sample.per_bucket", sample.get("per_bucket"), 1, integer=True)
     number("sample.buckets", sample.get("buckets"), 1, integer=True)
-    if not isinstance(sample.get("sample_id"), str) or not str(sample.get("sample_id")).replace("-", "").isalnum():
-        problems.append(f"sample.sample_id: must be a short id of letters, digits and '-', got {sample.get('sample_id')!r}")
+    if (
+        not isinstance(sample.get("sample_id"), str)
+        or not str(sample.get("sample_id")).replace("-", "").isalnum()
+    ):
+        problems.append(
+            "sample.sample_id: must be a short id of letters, digits and '-', "
+            f"got {sample.get('sample_id')!r}"
+        )
     version = params["dataset"].get("version")
     parts = str(version).split(".") if isinstance(version, str) else []
     if len(parts) != 3 or not all(p.isdigit() for p in parts):

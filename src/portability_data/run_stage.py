@@ -33,7 +33,9 @@ def existing_runs(runs_dir: Path) -> dict[str, dict[str, Any]]:
     """Complete runs in data/runs by params hash (the latest one where several share it)."""
     found: dict[str, dict[str, Any]] = {}
     for path in sorted(runs_dir.rglob("*.parquet")):
-        for row in pq.read_table(path, columns=["run_id", "params_hash", "status", "finished_at"]).to_pylist():
+        for row in pq.read_table(
+            path, columns=["run_id", "params_hash", "status", "finished_at"]
+        ).to_pylist():
             if row["status"] == "complete" and row["params_hash"]:
                 found[row["params_hash"]] = row
     return found
@@ -48,9 +50,15 @@ def run_stage(run_params: dict[str, Any], repo_root: Path, manifest: Path) -> li
         digest = cases_digest(paths.repo_root, framework)
         for device in run_params["devices"]:
             for mode in run_params["modes"]:
-                spec = RunSpec(framework=framework, device=device, mode=mode, repeats=run_params["repeats"],
-                               timeout_s=float(run_params["timeout_s"]), memory_mb=run_params["memory_mb"],
-                               cases=())
+                spec = RunSpec(
+                    framework=framework,
+                    device=device,
+                    mode=mode,
+                    repeats=run_params["repeats"],
+                    timeout_s=float(run_params["timeout_s"]),
+                    memory_mb=run_params["memory_mb"],
+                    cases=(),
+                )
                 key = spec.params_hash(digest)
                 if key in done:
                     print(f"{framework}/{device}/{mode}: up to date ({done[key]['run_id']})", flush=True)

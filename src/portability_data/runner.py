@@ -13,6 +13,7 @@ Light on purpose: the framework, pytest, NumPy, pyarrow and PyYAML only (DESIGN.
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import hashlib
 import json
@@ -33,14 +34,25 @@ from typing import Any
 import pyarrow as pa
 
 from portability_data import contracts
-from portability_data.case_rows import load_rows
 from portability_data.atomic import atomic_write_arrow
+from portability_data.case_rows import load_rows
 
 SOURCE = "portability"
 # Environment a case worker may see; everything else (tokens, cloud credentials) is scrubbed.
 ENV_ALLOWED = {"PATH", "LANG", "LANGUAGE", "TZ", "LD_LIBRARY_PATH", "VIRTUAL_ENV", "PYTHONHASHSEED"}
-ENV_ALLOWED_PREFIXES = ("LC_", "CUDA_", "NVIDIA_", "XLA_", "TPU_", "JAX_", "TF_", "PJRT_", "OMP_", "MKL_",
-                        "PORTABILITY_")
+ENV_ALLOWED_PREFIXES = (
+    "LC_",
+    "CUDA_",
+    "NVIDIA_",
+    "XLA_",
+    "TPU_",
+    "JAX_",
+    "TF_",
+    "PJRT_",
+    "OMP_",
+    "MKL_",
+    "PORTABILITY_",
+)
 ENV_DENIED_WORDS = ("TOKEN", "SECRET", "PASSWORD", "CREDENTIAL", "API_KEY", "ACCESS_KEY")
 
 
@@ -63,7 +75,9 @@ class RunSpec:
 
     def validate(self) -> None:
         if self.framework not in contracts.FRAMEWORKS:
-            raise RunError(f"unknown framework {self.framework!r}; use one of {', '.join(contracts.FRAMEWORKS)}")
+            raise RunError(
+                f"unknown framework {self.framework!r}; use one of {', '.join(contracts.FRAMEWORKS)}"
+            )
         if self.device not in contracts.DEVICES:
             raise RunError(f"unknown device {self.device!r}; use one of {', '.join(contracts.DEVICES)}")
         if self.mode not in contracts.MODES:
@@ -94,8 +108,13 @@ class Paths:
     @classmethod
     def under(cls, repo_root: Path) -> Paths:
         repo_root = Path(repo_root).resolve()
-        return cls(repo_root, repo_root / "cases", repo_root / "data" / "results", repo_root / "data" / "runs",
-                   repo_root / "data" / ".journal")
+        return cls(
+            repo_root,
+            repo_root / "cases",
+            repo_root / "data" / "results",
+            repo_root / "data" / "runs",
+            repo_root / "data" / ".journal",
+        )
 
 
 # --------------------------------------------------------------------------- the journal
@@ -211,10 +230,8 @@ class Worker:
 
     def kill(self) -> None:
         """Kill the worker and everything it started (its own process group)."""
-        try:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(self.process.pid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass
         self.process.wait()
         self.close()
 
@@ -222,10 +239,8 @@ class Worker:
         if self.process.poll() is None:
             assert self.process.stdin is not None
             self.process.stdin.close()
-            try:
+            with contextlib.suppress(subprocess.TimeoutExpired):
                 self.process.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                pass
         self.kill()
 
     def close(self) -> None:
@@ -321,7 +336,9 @@ def new_run_id(spec: RunSpec) -> str:
 
 def select_cases(spec: RunSpec, paths: Paths) -> list[dict[str, Any]]:
     """The active cases of the framework (all, or those named), each with a test file."""
-    rows = [r for r in load_rows(paths.cases_dir, paths.repo_root, (spec.framework,)) if r["status"] == "active"]
+    rows = [
+        r for r in load_rows(paths.cases_dir, paths.repo_root, (spec.framework,)) if r["status"] == "active"
+    ]
     if spec.cases:
         wanted = set(spec.cases)
         unknown = wanted - {r["case_id"] for r in rows}
@@ -331,8 +348,9 @@ def select_cases(spec: RunSpec, paths: Paths) -> list[dict[str, Any]]:
     return sorted(rows, key=lambda r: r["case_id"])
 
 
-def run(spec: RunSpec, paths: Paths, resume: str | None = None, log: Any = None,
-        params_hash: str | None = None) -> str:
+def run(
+    spec: RunSpec, paths: Paths, resume: str | None = None, log: Any = None, params_hash: str | None = None
+) -> str:
     """Run the cases, journal every row, write the shard and the runs row; returns the run id."""
     spec.validate()
     say = log or (lambda message: print(message, file=sys.stderr, flush=True))
@@ -382,21 +400,33 @@ class _Supervisor:
             if ready is None or ready.get("event") != "ready":
                 message = ready.get("error") if ready else "no answer"
                 self.worker.kill()
-                raise RunError(f"cannot run {self.state.spec.framework} on {self.state.spec.device}: {message}")
-            info = WorkerInfo(ready["device_model"], ready["framework_version"], ready["timer_floor_ms"],
-                              ready.get("driver"))
+                raise RunError(
+                    f"cannot run {self.state.spec.framework} on {self.state.spec.device}: {message}"
+                )
+            info = WorkerInfo(
+                ready["device_model"],
+                ready["framework_version"],
+                ready["timer_floor_ms"],
+                ready.get("driver"),
+            )
             if self.state.info is None:
                 self.state.info = info
         return self.worker
 
     def run_case(self, case: dict[str, Any], repeat: int) -> None:
-        done_here: set[str] = {t for (t, r) in self.state.done if r == repeat and t.startswith(case["test_file"])}
-        done_here |= {t for (t, r) in self.state.done if r == repeat and t == f"{case['test_file']}::<collection>"}
+        done_here: set[str] = {
+            t for (t, r) in self.state.done if r == repeat and t.startswith(case["test_file"])
+        }
+        done_here |= {
+            t for (t, r) in self.state.done if r == repeat and t == f"{case['test_file']}::<collection>"
+        }
         if f"{case['test_file']}::<collection>" in done_here:
             return
         for _attempt in range(1000):  # one attempt per fault at most; bounded by the subtests
             worker = self._ensure_worker()
-            worker.send({"file": str(self.paths.repo_root / case["test_file"]), "deselect": sorted(done_here)})
+            worker.send(
+                {"file": str(self.paths.repo_root / case["test_file"]), "deselect": sorted(done_here)}
+            )
             in_flight: str | None = None
             started = time.monotonic()
             try:
@@ -411,7 +441,11 @@ class _Supervisor:
                     if kind == "start":
                         in_flight, started = event["test_id"], time.monotonic()
                     elif kind == "result":
-                        test_id = event["test_id"] if event.get("when") != "collect" else f"{case['test_file']}::<collection>"
+                        test_id = (
+                            event["test_id"]
+                            if event.get("when") != "collect"
+                            else f"{case['test_file']}::<collection>"
+                        )
                         if test_id not in done_here:
                             self._record(case, repeat, {**event, "test_id": test_id})
                             done_here.add(test_id)
@@ -419,21 +453,39 @@ class _Supervisor:
                     elif kind == "done":
                         return
                     elif kind == "internal":
-                        self._record(case, repeat, _fault_event(f"{case['test_file']}::<collection>", "error",
-                                                                "HarnessError", event.get("error", "")))
+                        self._record(
+                            case,
+                            repeat,
+                            _fault_event(
+                                f"{case['test_file']}::<collection>",
+                                "error",
+                                "HarnessError",
+                                event.get("error", ""),
+                            ),
+                        )
                         return
             except WorkerHung as exc:
                 worker.kill()
                 target = in_flight or f"{case['test_file']}::<collection>"
-                self._record(case, repeat, _fault_event(target, "timeout", "Timeout",
-                                                        f"no result after {self.state.spec.timeout_s:g} s"))
+                self._record(
+                    case,
+                    repeat,
+                    _fault_event(
+                        target, "timeout", "Timeout", f"no result after {self.state.spec.timeout_s:g} s"
+                    ),
+                )
                 done_here.add(target)
                 del exc
             except WorkerOverMemory as exc:
                 worker.kill()
                 target = in_flight or f"{case['test_file']}::<collection>"
-                self._record(case, repeat, _fault_event(target, "memory", "MemoryCapExceeded",
-                                                        f"{exc} of {self.state.spec.memory_mb} MB"))
+                self._record(
+                    case,
+                    repeat,
+                    _fault_event(
+                        target, "memory", "MemoryCapExceeded", f"{exc} of {self.state.spec.memory_mb} MB"
+                    ),
+                )
                 done_here.add(target)
             except WorkerDied as exc:
                 target = in_flight or f"{case['test_file']}::<collection>"
@@ -458,8 +510,14 @@ class WorkerHung(RuntimeError):
 
 
 def _fault_event(test_id: str, outcome: str, error_type: str, message: str) -> dict[str, Any]:
-    return {"test_id": test_id, "outcome": outcome, "error_type": error_type, "error_message": message,
-            "op_latencies_ms": [], "test_time_ms": None}
+    return {
+        "test_id": test_id,
+        "outcome": outcome,
+        "error_type": error_type,
+        "error_message": message,
+        "op_latencies_ms": [],
+        "test_time_ms": None,
+    }
 
 
 def subtest_name(test_id: str) -> str:
@@ -474,8 +532,12 @@ def build_row(state: RunState, case: dict[str, Any], repeat: int, event: dict[st
     outcome = event["outcome"]
     category = rule = None
     if outcome in ("failed", "error", "timeout", "crashed", "memory"):
-        category, rule = classify_failure(state.spec.framework, event.get("error_type") or "",
-                                          event.get("error_message") or "", outcome=outcome)
+        category, rule = classify_failure(
+            state.spec.framework,
+            event.get("error_type") or "",
+            event.get("error_message") or "",
+            outcome=outcome,
+        )
     info = state.info
     return {
         "run_id": state.run_id,
@@ -503,7 +565,9 @@ def build_row(state: RunState, case: dict[str, Any], repeat: int, event: dict[st
 def _resume_state(run_id: str, paths: Paths) -> RunState:
     path = paths.journal_dir / f"{run_id}.jsonl"
     if not path.exists():
-        raise RunError(f"no journal for run {run_id!r} at {path}; list journals with `ls {paths.journal_dir}`")
+        raise RunError(
+            f"no journal for run {run_id!r} at {path}; list journals with `ls {paths.journal_dir}`"
+        )
     if (paths.results_dir / "portability" / f"{run_id}.parquet").exists():
         raise RunError(f"run {run_id} already finished: its shard exists; nothing to resume")
     journal = Journal(path)
@@ -513,8 +577,9 @@ def _resume_state(run_id: str, paths: Paths) -> RunState:
     state.done = {(r["test_id"], r["repeat"]) for r in rows}
     if rows:
         first = rows[0]
-        state.info = WorkerInfo(first["device_model"], first["framework_version"], header.get("timer_floor_ms", 0.0),
-                                None)
+        state.info = WorkerInfo(
+            first["device_model"], first["framework_version"], header.get("timer_floor_ms", 0.0), None
+        )
     return state
 
 
@@ -581,8 +646,13 @@ def _package_versions(framework: str) -> dict[str, str]:
 
 def _git_commit(repo_root: Path) -> str | None:
     try:
-        out = subprocess.run(["git", "-C", str(repo_root), "rev-parse", "HEAD"], capture_output=True, text=True,
-                             timeout=10, check=False)
+        out = subprocess.run(
+            ["git", "-C", str(repo_root), "rev-parse", "HEAD"],
+            capture_output=True,
+            text=True,
+            timeout=10,
+            check=False,
+        )
     except (OSError, subprocess.TimeoutExpired):
         return None
     return out.stdout.strip() or None

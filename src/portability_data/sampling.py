@@ -41,7 +41,7 @@ def decile_buckets(frequencies: np.ndarray, buckets: int) -> list[tuple[str, flo
     bounds: list[tuple[str, float, float]] = []
     lower = 0.0
     for i, cut in enumerate(cuts):
-        label = str(int(round(100 * (i + 1) / buckets)))
+        label = str(round(100 * (i + 1) / buckets))
         if i > 0 and cut == cuts[i - 1]:
             bounds.append((label, bounds[-1][1], bounds[-1][2]))  # shares the previous bucket
         else:
@@ -78,12 +78,30 @@ def stratified_sample(
         top = list(frame["function"][:top_n])
         order = 0
 
-        def add(function: str, bucket: str, status: str, **extra: Any) -> None:
+        def add(
+            function: str,
+            bucket: str,
+            status: str,
+            framework: str = framework,
+            freq: dict[str, int] = freq,
+            **extra: Any,
+        ) -> None:
             nonlocal order
-            rows.append({"sample_id": sample_id, "framework": framework, "function": function,
-                         "study_name": None, "bucket": bucket, "frequency": freq[function], "draw_order": order,
-                         "status": status, "replaced_by": extra.get("replaced_by"),
-                         "reason": extra.get("reason"), "seed": seed})
+            rows.append(
+                {
+                    "sample_id": sample_id,
+                    "framework": framework,
+                    "function": function,
+                    "study_name": None,
+                    "bucket": bucket,
+                    "frequency": freq[function],
+                    "draw_order": order,
+                    "status": status,
+                    "replaced_by": extra.get("replaced_by"),
+                    "reason": extra.get("reason"),
+                    "seed": seed,
+                }
+            )
             order += 1
 
         drawn: set[str] = set()
@@ -95,8 +113,11 @@ def stratified_sample(
         rng = np.random.default_rng(seed + FRAMEWORKS.index(framework) if framework in FRAMEWORKS else seed)
         for label, lower, upper in decile_buckets(values, buckets):
             population = sorted(f for f, v in freq.items() if lower < v <= upper and f not in taken)
-            chosen = rng.choice(len(population), size=min(per_bucket, len(population)), replace=False) \
-                if population else []
+            chosen = (
+                rng.choice(len(population), size=min(per_bucket, len(population)), replace=False)
+                if population
+                else []
+            )
             for index in sorted(int(i) for i in chosen):
                 taken.add(population[index])
                 bucket_draws.append((population[index], label))
@@ -107,16 +128,25 @@ def stratified_sample(
             if function in top:
                 add(function, label, "overlap")
                 continue
-            _keep_or_replace(function, label, add, unsuitable, freq, used, seed,
-                             bounds=decile_buckets(values, buckets))
+            _keep_or_replace(
+                function, label, add, unsuitable, freq, used, seed, bounds=decile_buckets(values, buckets)
+            )
     if not rows:
         return empty_frame("samples")
     return pd.DataFrame(rows)
 
 
-def _keep_or_replace(function: str, bucket: str, add: Any, unsuitable: dict[str, str], freq: dict[str, int],
-                     used: set[str], seed: int, top_n: list[str] | None = None,
-                     bounds: list[tuple[str, float, float]] | None = None) -> None:
+def _keep_or_replace(
+    function: str,
+    bucket: str,
+    add: Any,
+    unsuitable: dict[str, str],
+    freq: dict[str, int],
+    used: set[str],
+    seed: int,
+    top_n: list[str] | None = None,
+    bounds: list[tuple[str, float, float]] | None = None,
+) -> None:
     """Keep the function, or record its replacement (and the replacement's own row)."""
     current = function
     while current in unsuitable:
@@ -146,21 +176,30 @@ def unsuitable_functions(cases_dir: Path, sample_id: str) -> dict[str, str]:
     found: dict[str, str] = {}
     for path in sorted(Path(cases_dir).glob("*/*.yaml")):
         row = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
-        if isinstance(row, dict) and row.get("status") == "unsuitable" and sample_id in (row.get("samples") or []):
+        if (
+            isinstance(row, dict)
+            and row.get("status") == "unsuitable"
+            and sample_id in (row.get("samples") or [])
+        ):
             found[str(row.get("function"))] = str(row.get("reason") or "no_test")
     return found
 
 
-def run_sample(params: dict[str, Any], frequencies_path: Path, reference_samples: Path, cases_dir: Path,
-               out: Path) -> pd.DataFrame:
+def run_sample(
+    params: dict[str, Any], frequencies_path: Path, reference_samples: Path, cases_dir: Path, out: Path
+) -> pd.DataFrame:
     """The `sample` stage: the fresh sample of the current versions from the frequencies table."""
     frequencies = read_table("frequencies", frequencies_path)
     column = params.get("count", "calls")
     counts = frequencies.groupby(["framework", "qualified_name"], as_index=False)[column].sum()
     counts = counts.rename(columns={"qualified_name": "function", column: "frequency"})
     sample = stratified_sample(
-        counts, sample_id=params["sample_id"], seed=int(params["seed"]), top_n=int(params["top_n"]),
-        per_bucket=int(params["per_bucket"]), buckets=int(params["buckets"]),
+        counts,
+        sample_id=params["sample_id"],
+        seed=int(params["seed"]),
+        top_n=int(params["top_n"]),
+        per_bucket=int(params["per_bucket"]),
+        buckets=int(params["buckets"]),
         unsuitable=unsuitable_functions(cases_dir, params["sample_id"]),
     )
     write_table("samples", sample, out)
@@ -169,8 +208,11 @@ def run_sample(params: dict[str, Any], frequencies_path: Path, reference_samples
 
 # --------------------------------------------------------------------------- the study's own sample
 
-STUDY_FREQUENCY_FILES = {"torch": "torch_frequencies.json", "tensorflow": "tensorflow_frequencies.json",
-                         "jax": "jax_frequencies.json"}
+STUDY_FREQUENCY_FILES = {
+    "torch": "torch_frequencies.json",
+    "tensorflow": "tensorflow_frequencies.json",
+    "jax": "jax_frequencies.json",
+}
 
 
 def study_sample(reference_dir: Path) -> pd.DataFrame:
@@ -213,9 +255,20 @@ def study_sample(reference_dir: Path) -> pd.DataFrame:
             else:
                 bucket = "10"
             study_name = entry.get("paper_name")
-            rows.append({"sample_id": "mince2023", "framework": framework, "function": function,
-                         "study_name": study_name if study_name and study_name != function else None,
-                         "bucket": bucket, "frequency": count, "draw_order": order, "status": "kept",
-                         "replaced_by": None, "reason": None, "seed": 42 if framework == "jax" else None})
+            rows.append(
+                {
+                    "sample_id": "mince2023",
+                    "framework": framework,
+                    "function": function,
+                    "study_name": study_name if study_name and study_name != function else None,
+                    "bucket": bucket,
+                    "frequency": count,
+                    "draw_order": order,
+                    "status": "kept",
+                    "replaced_by": None,
+                    "reason": None,
+                    "seed": 42 if framework == "jax" else None,
+                }
+            )
             order += 1
     return pd.DataFrame(rows)

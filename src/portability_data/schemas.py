@@ -85,7 +85,9 @@ class CasesTable(_Table):
     framework: Str = pa.Field(isin=c.FRAMEWORKS)
     function: Str = pa.Field(str_matches=QUALIFIED_NAME)
     study_name: Str = pa.Field(nullable=True)
-    test_file: Str = pa.Field(str_matches=r"^cases/(torch|tensorflow|jax)/test_[A-Za-z0-9_]+\.py$", nullable=True)
+    test_file: Str = pa.Field(
+        str_matches=r"^cases/(torch|tensorflow|jax)/test_[A-Za-z0-9_]+\.py$", nullable=True
+    )
     upstream_test: Str = pa.Field(nullable=True)
     samples: StrList
     status: Str = pa.Field(isin=c.CASE_STATUSES)
@@ -220,7 +222,10 @@ def export_yaml(table: str) -> str:
     import warnings
 
     model = model_for(table)
-    header = f"# Generated from portability_data.schemas.{model.__name__} by `portability schemas export`; do not edit.\n"
+    header = (
+        f"# Generated from portability_data.schemas.{model.__name__} by `portability schemas export`;"
+        " do not edit.\n"
+    )
     schema = model.to_schema()
     for check in schema.checks:  # table-wide checks are code, which pandera's YAML leaves out
         header += f"# table-wide check {check.name}: {check.error}\n"

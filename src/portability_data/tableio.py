@@ -99,7 +99,7 @@ def to_arrow(table: str, frame: pd.DataFrame, source: str = "<memory>") -> pa.Ta
 def _plain(series: pd.Series) -> object:
     """The series as something pa.array takes: Arrow-backed columns pass their Arrow array."""
     if isinstance(series.dtype, pd.ArrowDtype):
-        return series.array._pa_array  # noqa: SLF001 (the documented way back to Arrow)
+        return series.array._pa_array
     return series.astype(object).where(series.notna(), None).tolist() if series.dtype == object else series
 
 
@@ -197,20 +197,26 @@ def read_file(table: str, path: Path) -> pa.Table:
         found = pq.read_table(path)
     except (OSError, pa.ArrowInvalid) as exc:
         raise TableValidationError(
-            table, source, [Problem(None, None, None, f"not a readable Parquet file ({exc})")],
+            table,
+            source,
+            [Problem(None, None, None, f"not a readable Parquet file ({exc})")],
             fix="restore the file from git (`git checkout -- <file>`) or delete it and re-run its step",
         ) from None
     holds = (found.schema.metadata or {}).get(b"table", table.encode()).decode()
     if holds != table:
         raise TableValidationError(
-            table, source, [Problem(None, None, holds, f"the file holds table {holds!r}, not {table!r}")],
+            table,
+            source,
+            [Problem(None, None, holds, f"the file holds table {holds!r}, not {table!r}")],
             fix=f"move the file out of the {table} folder",
         )
     problems = check_arrow_schema(table, found.schema, source)
     version = (found.schema.metadata or {}).get(b"schema_version")
     if version is not None and int(version) > SCHEMA_VERSION:
         problems.append(
-            Problem(None, None, int(version), f"written by a newer schema (this package reads {SCHEMA_VERSION})")
+            Problem(
+                None, None, int(version), f"written by a newer schema (this package reads {SCHEMA_VERSION})"
+            )
         )
     if problems:
         raise TableValidationError(table, source, problems)
