@@ -10,7 +10,7 @@ import pyarrow.parquet as pq
 
 from portability_data.runner import Paths, RunSpec, run
 
-NASTY = '''
+NASTY = """
 import os, subprocess, sys, time
 from pathlib import Path
 
@@ -30,7 +30,7 @@ def test_writes_into_the_working_directory():
 
 def test_after():
     assert True
-'''
+"""
 
 
 def test_fork_child_and_writes(case_repo) -> None:
@@ -42,8 +42,10 @@ def test_fork_child_and_writes(case_repo) -> None:
     keys = [(r["subtest"], r["repeat"]) for r in rows]
     assert len(keys) == len(set(keys)), "a forked child must not add duplicate rows"
     assert {r["subtest"] for r in rows} == {
-        "test_forks_and_child_returns_to_pytest", "test_leaves_a_child_running",
-        "test_writes_into_the_working_directory", "test_after",
+        "test_forks_and_child_returns_to_pytest",
+        "test_leaves_a_child_running",
+        "test_writes_into_the_working_directory",
+        "test_after",
     }
     assert {r["subtest"]: r["outcome"] for r in rows}["test_after"] == "passed"
     after = sorted(p.relative_to(case_repo.root) for p in case_repo.root.rglob("*"))
@@ -54,14 +56,18 @@ def test_fork_child_and_writes(case_repo) -> None:
 
 def test_children_are_killed_with_the_worker(case_repo, tmp_path: Path) -> None:
     marker = tmp_path / "child.pid"
-    case_repo.add("jax", "orphan", f'''
+    case_repo.add(
+        "jax",
+        "orphan",
+        f"""
 import subprocess, sys
 from pathlib import Path
 
 def test_spawn():
     child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(300)"])
     Path({str(marker)!r}).write_text(str(child.pid))
-''')
+""",
+    )
     paths = Paths.under(case_repo.root)
     run(RunSpec(framework="jax", device="cpu", repeats=1), paths, log=lambda m: None)
     pid = int(marker.read_text())
