@@ -1,0 +1,85 @@
+"""Publishing: everything up to the upload is checked offline; bad folders are refused."""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+import pandas as pd
+import pytest
+import yaml
+
+from portability_data.publish import PublishError, check_folder, publish_folder
+from portability_data.tableio import write_table
+from tests.conftest import example_rows, write_example_dataset
+
+
+@pytest.fixture
+def data_dir(tmp_path: Path) -> Path:
+    folder = tmp_path / "data"
+    write_example_dataset(folder)
+    return folder
+
+
+def _lock_for(data_dir: Path) -> Path:
+    outs = [
+        {"path": f"data/{p.relative_to(data_dir)}", "md5": hashlib.md5(p.read_bytes()).hexdigest()}
+        for p in sorted(data_dir.rglob("*.parquet"))
+    ]
+    lock = data_dir.parent / "dvc.lock"
+    lock.write_text(yaml.safe_dump({"schema": "2.0", "stages": {"all": {"cmd": "x", "outs": outs}}}))
+    return lock
+
+
+def test_valid_folder_passes(data_dir: Path) -> None:
+    assert check_folder(data_dir, _lock_for(data_dir)) == []
+
+
+def test_corrupt_shard_is_refused(data_dir: Path) -> None:
+    (data_dir / "results" / "portability" / "bad.parquet").write_bytes(b"nope")
+    with pytest.raises(PublishError, match=r"refusing to publish:[\s\S]*bad\.parquet"):
+        publish_folder(data_dir, "ns/portability", lock_path=None)
+
+
+def test_table_that_disagrees_with_dvc_lock_is_refused(data_dir: Path) -> None:
+    lock = _lock_for(data_dir)
+    rows = [{**example_rows()["api"][0], "name": "argsort", "framework_version": "9.9.9"}]
+    write_table("api", pd.DataFrame(rows), data_dir / "api" / "api.parquet")
+    problems = check_folder(data_dir, lock)
+    assert problems == [
+        "data/api/api.parquet differs from dvc.lock (stage all); run `dvc repro` and commit, "
+        "or `dvc checkout`"
+    ]
+
+
+def test_missing_card_is_refused(data_dir: Path) -> None:
+    (data_dir / "README.md").unlink()
+    assert any("README.md is missing" in p for p in check_folder(data_dir, None))
+
+
+def test_offline_publish_fails_with_a_clear_message(data_dir: Path) -> None:
+    with pytest.raises(PublishError, match="cannot reach the Hugging Face Hub to publish ns/portability"):
+        publish_folder(data_dir, "ns/portability", revision="v0.1.0", lock_path=_lock_for(data_dir))
+
+
+def test_upload_call_receives_the_folder(data_dir: Path) -> None:
+    calls: list[tuple[str, dict]] = []
+
+    class RecordingApi:
+        def create_repo(self, repo_id: str, **kwargs: object) -> None:
+            calls.append(("create_repo", {"repo_id": repo_id, **kwargs}))
+
+        def upload_folder(self, **kwargs: object) -> str:
+            calls.append(("upload_folder", kwargs))
+            return "commit"
+
+        def create_tag(self, repo_id: str, **kwargs: object) -> None:
+            calls.append(("create_tag", {"repo_id": repo_id, **kwargs}))
+
+    assert (
+        publish_folder(data_dir, "ns/portability", revision="v0.1.0", lock_path=None, api=RecordingApi())
+        == "commit"
+    )
+    assert [name for name, _ in calls] == ["create_repo", "upload_folder", "create_tag"]
+    assert calls[1][1]["folder_path"] == str(data_dir) and calls[1][1]["repo_type"] == "dataset"
+    assert calls[2][1]["tag"] == "v0.1.0"
