@@ -175,6 +175,40 @@ def compile_cases(
     return frame
 
 
+def run_cases_once(repo_root: Path, rows: list[dict[str, Any]]) -> list[str]:
+    """Run cases once on the CPU in eager mode (CI's check of changed cases). A failing assertion
+    is data (a function may not work on a device); what fails the check is a case that cannot run:
+    an error in collection, set-up or teardown. Returns those, one line each."""
+    import tempfile
+
+    import pyarrow.parquet as pq
+
+    from portability_data.runner import Paths, RunSpec, run
+
+    broken: list[str] = []
+    with tempfile.TemporaryDirectory(prefix="portability-ci-") as tmp:
+        paths = Paths(
+            repo_root, repo_root / "cases", Path(tmp) / "results", Path(tmp) / "runs", Path(tmp) / "journal"
+        )
+        for framework in FRAMEWORKS:
+            ids = tuple(r["case_id"] for r in rows if r["framework"] == framework)
+            if not ids:
+                continue
+            run_id = run(
+                RunSpec(framework=framework, device="cpu", repeats=1, timeout_s=300, cases=ids), paths
+            )
+            shard = pq.read_table(paths.results_dir / "portability" / f"{run_id}.parquet").to_pylist()
+            counts: dict[str, int] = {}
+            for row in shard:
+                counts[row["outcome"]] = counts.get(row["outcome"], 0) + 1
+                if row["outcome"] == "error":
+                    broken.append(
+                        f"{row['test_id']}: {row['error_type']}: {(row['error_message'] or '')[:200]}"
+                    )
+            print(f"{framework}: {len(ids)} case(s), outcomes {dict(sorted(counts.items()))}")
+    return broken
+
+
 ROW_TEMPLATE = """schema_version: {version}
 case_id: {case_id}
 framework: {framework}

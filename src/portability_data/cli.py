@@ -88,6 +88,13 @@ def cmd_case_check(args: argparse.Namespace) -> None:
         print(exc, file=sys.stderr)
         raise SystemExit(1) from None
     print(f"{len(rows)} case row(s) OK")
+    if args.run:
+        from portability_data.cases import run_cases_once
+
+        broken = run_cases_once(root, [r for r in rows if r["status"] == "active"])
+        if broken:
+            print("\n".join(broken), file=sys.stderr)
+            raise SystemExit(1)
 
 
 def cmd_run(args: argparse.Namespace) -> None:
@@ -247,6 +254,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--api", type=Path, default=Path("data/api/api.parquet"))
     p.add_argument("--samples", type=Path, default=Path("data/samples/samples.parquet"))
     p.add_argument("--no-collect", action="store_true", help="skip the pytest collection check")
+    p.add_argument(
+        "--run",
+        action="store_true",
+        help="also run the checked cases once on the CPU (eager); fail on harness errors",
+    )
     p.set_defaults(func=cmd_case_check)
 
     p = add("run", cmd_run, "Run the cases of one framework on one device and mode; append a result shard.")
