@@ -89,3 +89,30 @@ def test_repository_dataset_folder_loads(repo_root: Path, tmp_path: Path) -> Non
                 str(copy), config, split="train", cache_dir=str(tmp_path / "cache")
             )
             assert loaded.features == features_of(config)
+
+
+def test_local_revision_loads_the_tagged_release(data_dir: Path, tmp_path: Path) -> None:
+    import subprocess
+
+    def git(*args: str) -> None:
+        subprocess.run(
+            ["git", "-c", "user.name=t", "-c", "user.email=t@t", *args],
+            cwd=data_dir.parent,
+            check=True,
+            capture_output=True,
+        )
+
+    git("init", "-q")
+    git("add", "-A")
+    git("commit", "-qm", "release")
+    git("tag", "v0.0.1")
+    row = {**example_rows()["results"][0], "run_id": "torch-cpu-eager-3"}
+    write_table(
+        "results", pd.DataFrame([row]), data_dir / "results" / "portability" / "torch-cpu-eager-3.parquet"
+    )
+    cache = str(tmp_path / "cache")
+    assert portability_data.load_dataset("results", data_dir=data_dir, cache_dir=cache).num_rows == 3
+    tagged = portability_data.load_dataset("results", revision="v0.0.1", data_dir=data_dir, cache_dir=cache)
+    assert tagged.num_rows == 2
+    with pytest.raises(ValueError, match="unknown revision 'v9'"):
+        portability_data.load_dataset("results", revision="v9", data_dir=data_dir, cache_dir=cache)
