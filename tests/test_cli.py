@@ -57,3 +57,14 @@ def test_run_does_not_import_the_pipeline_stack() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_tables_written_by_the_cli_carry_the_dataset_version(repo_root, tmp_path) -> None:
+    import pyarrow.parquet as pq
+    import yaml
+
+    out = tmp_path / "cases.parquet"
+    subprocess.run([sys.executable, "-m", "portability_data.cli", "cases", "--no-collect", "--api", "none",
+                    "--samples", "none", "--out", str(out)], cwd=repo_root, check=True, capture_output=True)
+    version = yaml.safe_load((repo_root / "params.yaml").read_text())["dataset"]["version"]
+    assert pq.read_schema(out).metadata[b"dataset_version"] == version.encode()

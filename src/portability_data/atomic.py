@@ -13,6 +13,9 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+# Metadata stamped into every Parquet file written by this process (the CLI sets dataset_version).
+DEFAULT_METADATA: dict[str, str] = {}
+
 
 def atomic_write_bytes(path: Path, data: bytes) -> Path:
     """Write bytes to path atomically: temp file in the same folder, fsync, rename."""
@@ -39,6 +42,10 @@ def atomic_write_arrow(path: Path, arrow_table: pa.Table, *, exclusive: bool = F
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     os.close(fd)
+    if DEFAULT_METADATA:
+        merged = dict(arrow_table.schema.metadata or {})
+        merged.update({k.encode(): v.encode() for k, v in DEFAULT_METADATA.items()})
+        arrow_table = arrow_table.replace_schema_metadata(merged)
     try:
         pq.write_table(arrow_table, tmp, compression="zstd")
         with open(tmp, "rb") as handle:

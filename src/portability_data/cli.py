@@ -340,8 +340,23 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _stamp_dataset_version(params_path: Path) -> None:
+    """Every table this command writes carries the dataset version of params.yaml in its metadata."""
+    import yaml
+
+    from portability_data import atomic
+
+    try:
+        params = yaml.safe_load(Path(params_path).read_text(encoding="utf-8"))
+        version = params["dataset"]["version"]
+    except (OSError, yaml.YAMLError, KeyError, TypeError):
+        return  # no params here (a bare accelerator machine): nothing to stamp
+    atomic.DEFAULT_METADATA["dataset_version"] = str(version)
+
+
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    _stamp_dataset_version(getattr(args, "params", None) or Path("params.yaml"))
     try:
         args.func(args)
     except ValueError as exc:
