@@ -213,19 +213,15 @@ class TensorFlowBackend(Backend):
         with self.tf.device(self.handle()):
             yield
 
-    def graph(self) -> Any:
-        """A tf.Graph whose ops are pinned to the device (graph-mode cases use this)."""
+    @contextlib.contextmanager
+    def graph(self) -> Iterator[Any]:
+        """A tf.Graph whose every op is pinned to the device (graph-mode cases use this).
+
+        The graph's own device stack holds the device for the whole test, so ops made under any
+        later `as_default()` (and under `tf.init_scope`, which optimizers use) land there too."""
         graph = self.tf.Graph()
-        original = graph.as_default
-        handle = self.handle()
-
-        @contextlib.contextmanager
-        def pinned_as_default() -> Iterator[Any]:
-            with original() as g, g.device(handle):
-                yield g
-
-        graph.as_default = pinned_as_default  # type: ignore[method-assign]
-        return graph
+        with graph.as_default(), graph.device(self.handle()):
+            yield graph
 
     def session(self, graph: Any = None) -> Any:
         """A tf.compat.v1.Session with soft placement off, as the study pinned sessions."""
@@ -233,8 +229,11 @@ class TensorFlowBackend(Backend):
         return self.tf.compat.v1.Session(graph=graph, config=config)
 
     def sync(self, result: Any) -> None:
+        """`.numpy()` on every eager output (the study's sync); graph tensors have nothing to wait for."""
         for leaf in _leaves(result):
-            if hasattr(leaf, "numpy") and isinstance(leaf, (self.tf.Tensor, self.tf.Variable)):
+            if isinstance(leaf, self.tf.Tensor) and not self.tf.is_symbolic_tensor(leaf):
+                leaf.numpy()
+            elif isinstance(leaf, self.tf.Variable) and not self.tf.is_symbolic_tensor(leaf.handle):
                 leaf.numpy()
 
     def check_placement(self, result: Any) -> None:
@@ -496,7 +495,8 @@ def tf_graph(harness_backend: Backend, device: Any) -> Any:
     """A TensorFlow graph pinned to the device, for graph-mode (tf.compat.v1) cases."""
     if not isinstance(harness_backend, TensorFlowBackend):
         raise pytest.UsageError("tf_graph is for TensorFlow cases only")
-    return harness_backend.graph()
+    with harness_backend.graph() as graph:
+        yield graph
 
 
 @pytest.fixture
