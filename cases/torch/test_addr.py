@@ -9,7 +9,7 @@ FLOATS = {torch.float32: 1e-5, torch.float64: 1e-12, torch.float16: 1e-2, torch.
 
 def _rand(shape, dtype, device, seed):
     gen = torch.Generator().manual_seed(seed)
-    return torch.randn(shape, generator=gen, dtype=torch.float64).to(dtype=dtype, device=device)
+    return torch.randn(shape, generator=gen, dtype=torch.float64, device="cpu").to(dtype=dtype, device=device)
 
 
 @pytest.mark.parametrize("dtype", list(FLOATS), ids=lambda d: str(d).removeprefix("torch."))

@@ -11,7 +11,7 @@ SHAPES = [(0,), (7,), (5, 33), (3, 4, 129), (1 << 18,)]
 def _values(shape: tuple[int, ...], dtype: torch.dtype, device: str) -> torch.Tensor:
     gen = torch.Generator().manual_seed(0)
     # Small integers give ties, so a stable sort is needed to match NumPy exactly.
-    data = torch.randint(-50, 50, shape, generator=gen)
+    data = torch.randint(-50, 50, shape, generator=gen, device="cpu")
     return data.to(dtype=dtype, device=device)
 
 

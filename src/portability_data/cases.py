@@ -16,7 +16,7 @@ from typing import Any
 import pandas as pd
 
 from portability_data.case_rows import CaseRowError, RowProblem, load_rows, slug_of
-from portability_data.contracts import FRAMEWORKS, SCHEMA_VERSION
+from portability_data.contracts import FRAMEWORKS, SCHEMA_VERSION, canonical_name
 from portability_data.tableio import write_table
 
 
@@ -154,7 +154,7 @@ def compile_cases(
             {
                 "case_id": r["case_id"],
                 "framework": r["framework"],
-                "function": r["function"],
+                "function": canonical_name(r["function"]),
                 "study_name": r.get("study_name"),
                 "test_file": r.get("test_file"),
                 "upstream_test": r.get("upstream_test"),

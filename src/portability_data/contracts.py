@@ -209,6 +209,11 @@ TABLES: dict[str, pa.Schema] = {
 }
 
 
+def canonical_name(qualified_name: str) -> str:
+    """The one spelling every table uses: the importable module path, so `tf.` is `tensorflow.`."""
+    return "tensorflow." + qualified_name[3:] if qualified_name.startswith("tf.") else qualified_name
+
+
 def arrow_schema(table: str) -> pa.Schema:
     """The declared Arrow schema of a table; unknown names are an error that lists the known ones."""
     try:

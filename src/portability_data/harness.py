@@ -355,8 +355,9 @@ class Timer:
         (axes, shapes and flags must be static for jax.jit and XLA)."""
         if self.mode == "eager":
             return functools.partial(fn, **kwargs), args
-        array_positions = tuple(i for i, a in enumerate(args) if self.backend.is_array(a))
-        array_names = tuple(sorted(k for k, v in kwargs.items() if self.backend.is_array(v)))
+        traced = self._traced
+        array_positions = tuple(i for i, a in enumerate(args) if traced(a))
+        array_names = tuple(sorted(k for k, v in kwargs.items() if traced(v)))
         static_args = {i: a for i, a in enumerate(args) if i not in array_positions}
         static_kwargs = {k: v for k, v in kwargs.items() if k not in array_names}
         key = (id(fn), len(args), array_positions, array_names, repr(static_args), repr(static_kwargs))
@@ -371,6 +372,12 @@ class Timer:
             self._compiled[key] = self.backend.compile(with_constants)
         arrays = tuple(args[i] for i in array_positions) + tuple(kwargs[k] for k in array_names)
         return self._compiled[key], arrays
+
+    def _traced(self, value: Any) -> bool:
+        """An array, or a non-empty list or tuple of arrays (torch.cat's input): compiled-mode inputs."""
+        if isinstance(value, (list, tuple)):
+            return bool(value) and all(self.backend.is_array(v) for v in value)
+        return self.backend.is_array(value)
 
     def __call__(self, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
         """Run fn(*args, **kwargs) through the mode with warm-up; time one call; return its result."""

@@ -544,7 +544,7 @@ def build_row(state: RunState, case: dict[str, Any], repeat: int, event: dict[st
         "source": state.spec.source,
         "case_id": case["case_id"],
         "framework": state.spec.framework,
-        "function": case["function"],
+        "function": contracts.canonical_name(case["function"]),
         "test_id": event["test_id"],
         "subtest": subtest_name(event["test_id"]),
         "repeat": repeat,

@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from portability_data.contracts import FRAMEWORKS
+from portability_data.contracts import FRAMEWORKS, canonical_name
 from portability_data.tableio import empty_frame, read_table, write_table
 
 TOP = "top20"
@@ -240,7 +240,7 @@ def study_sample(reference_dir: Path) -> pd.DataFrame:
         for entry in entries:
             if entry["framework"] != framework or entry.get("in_sample") is not True:
                 continue
-            function = entry["qualified_name"]
+            function = canonical_name(entry["qualified_name"])
             if function in seen:
                 continue
             seen.add(function)
@@ -260,7 +260,9 @@ def study_sample(reference_dir: Path) -> pd.DataFrame:
                     "sample_id": "mince2023",
                     "framework": framework,
                     "function": function,
-                    "study_name": study_name if study_name and study_name != function else None,
+                    "study_name": study_name
+                    if study_name and canonical_name(study_name) != function
+                    else None,
                     "bucket": bucket,
                     "frequency": count,
                     "draw_order": order,
