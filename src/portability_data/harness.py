@@ -231,9 +231,7 @@ class TensorFlowBackend(Backend):
     def sync(self, result: Any) -> None:
         """`.numpy()` on every eager output (the study's sync); graph tensors have nothing to wait for."""
         for leaf in _leaves(result):
-            if isinstance(leaf, self.tf.Tensor) and not self.tf.is_symbolic_tensor(leaf):
-                leaf.numpy()
-            elif isinstance(leaf, self.tf.Variable) and not self.tf.is_symbolic_tensor(leaf.handle):
+            if (isinstance(leaf, self.tf.Tensor) and not self.tf.is_symbolic_tensor(leaf)) or (isinstance(leaf, self.tf.Variable) and not self.tf.is_symbolic_tensor(leaf.handle)):
                 leaf.numpy()
 
     def check_placement(self, result: Any) -> None:
