@@ -231,8 +231,13 @@ class TensorFlowBackend(Backend):
     def sync(self, result: Any) -> None:
         """`.numpy()` on every eager output (the study's sync); graph tensors have nothing to wait for."""
         for leaf in _leaves(result):
-            if (isinstance(leaf, self.tf.Tensor) and not self.tf.is_symbolic_tensor(leaf)) or (isinstance(leaf, self.tf.Variable) and not self.tf.is_symbolic_tensor(leaf.handle)):
+            if self._is_eager(leaf):
                 leaf.numpy()
+
+    def _is_eager(self, leaf: Any) -> bool:
+        if isinstance(leaf, self.tf.Variable):
+            return not self.tf.is_symbolic_tensor(leaf.handle)
+        return isinstance(leaf, self.tf.Tensor) and not self.tf.is_symbolic_tensor(leaf)
 
     def check_placement(self, result: Any) -> None:
         expected = self.handle().removeprefix("/")  # device:CPU:0
