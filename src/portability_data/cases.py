@@ -38,9 +38,10 @@ def is_public(name: str) -> bool:
 
 
 def _in_api(name: str, api_names: set[str]) -> bool:
-    """In the api table, as a function, class or method, or as a module that holds some."""
+    """In the api table, as a function, class or method, or as a module that holds some; a method a
+    public class inherits from a public base is listed under the base only, so the class suffices."""
     spellings = _framework_aliases(name)
-    if spellings & api_names:
+    if spellings & api_names or {s.rsplit(".", 1)[0] for s in spellings} & api_names:
         return True
     prefixes = tuple(f"{spelling}." for spelling in spellings)
     return any(known.startswith(prefixes) for known in api_names)

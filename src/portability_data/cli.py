@@ -356,6 +356,9 @@ def _stamp_dataset_version(params_path: Path) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    import logging
+
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
     _stamp_dataset_version(getattr(args, "params", None) or Path("params.yaml"))
     try:
         args.func(args)

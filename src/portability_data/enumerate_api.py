@@ -12,7 +12,8 @@ The filters follow the study, with the choices it left implicit made explicit:
   walked twice; private modules (``torch._*``, ``jax._src``) are never reached;
 - TensorFlow's public API lives in ``tensorflow._api.v2`` (compat included) and Keras behind
   ``tf.keras``; names are written the way users write them (``tensorflow.math.add``,
-  ``tensorflow.keras.layers.Dense``), not with the private module path;
+  ``tensorflow.keras.layers.Dense``), not with the private module path; the compat copies nested in
+  compat (``tf.compat.v1.compat.v2``) are not walked again;
 - public submodules that are not imported by default (``jax.experimental``, ``torch.distributed``)
   are imported first; an import that fails is skipped, counted and logged;
 - a member counts when it is defined by the framework itself (its ``__module__`` starts with one of
@@ -57,11 +58,13 @@ class FrameworkSpec:
     # (real module name, public path) pairs: modules whose real name does not follow the public path.
     entry_points: tuple[tuple[str, str], ...]
     origins: tuple[str, ...]
+    # Real module-name prefixes that may be walked (TensorFlow: not tensorflow.python, the implementation).
+    walkable: tuple[str, ...]
 
 
 SPECS: dict[str, FrameworkSpec] = {
-    "torch": FrameworkSpec("torch", "torch", "torch", (("torch", "torch"),), ("torch",)),
-    "jax": FrameworkSpec("jax", "jax", "jax", (("jax", "jax"),), ("jax", "jaxlib")),
+    "torch": FrameworkSpec("torch", "torch", "torch", (("torch", "torch"),), ("torch",), ("torch",)),
+    "jax": FrameworkSpec("jax", "jax", "jax", (("jax", "jax"),), ("jax", "jaxlib"), ("jax",)),
     "tensorflow": FrameworkSpec(
         "tensorflow",
         "tensorflow",
@@ -72,8 +75,17 @@ SPECS: dict[str, FrameworkSpec] = {
             ("keras._tf_keras.keras", "tensorflow.keras"),
             ("keras.api._tf_keras.keras", "tensorflow.keras"),
             ("tf_keras", "tensorflow.keras"),
+            # a module of its own, not under _api.v2, in front of tensorflow._api.v2.experimental
+            ("tensorflow.experimental", "tensorflow.experimental"),
         ),
         ("tensorflow", "keras", "tf_keras", "tensorboard", "tensorflow_estimator"),
+        (
+            "tensorflow._api.v2",
+            "keras._tf_keras.keras",
+            "keras.api._tf_keras.keras",
+            "tf_keras",
+            "tensorflow.experimental",
+        ),
     ),
 }
 
@@ -93,7 +105,8 @@ class EnumerationStats:
     def summary(self) -> str:
         errors = sum(self.import_errors.values())
         return (
-            f"{self.framework} {self.version}: {sum(self.kinds.values())} rows {dict(sorted(self.kinds.items()))}"
+            f"{self.framework} {self.version}: {sum(self.kinds.values())} rows"
+            f" {dict(sorted(self.kinds.items()))}"
             f" from {self.modules} modules in {self.seconds:.1f}s; {errors} submodule import(s) failed"
             f" ({dict(self.import_errors.most_common(5))}), {self.attribute_errors} attribute(s) unreadable"
         )
@@ -180,14 +193,31 @@ def _members(module: types.ModuleType, stats: EnumerationStats) -> list[tuple[st
     return out
 
 
-def _walkable(child: types.ModuleType, attr: str, parent: types.ModuleType, spec: FrameworkSpec) -> bool:
-    """Whether a module reached as ``parent.attr`` is part of the public tree (see the module docstring)."""
+def _within(name: str, prefixes: tuple[str, ...]) -> bool:
+    return any(name == p or name.startswith(p + ".") for p in prefixes)
+
+
+def _public_path(name: str, spec: FrameworkSpec) -> str | None:
+    """A module's public path from its real name (``tensorflow._api.v2.math`` -> ``tensorflow.math``)."""
+    for real, public in sorted(spec.entry_points, key=lambda pair: -len(pair[0])):
+        if name == real or name.startswith(real + "."):
+            return public + name[len(real) :]
+    return None
+
+
+def _walkable(
+    child: types.ModuleType, attr: str, parent: types.ModuleType, spec: FrameworkSpec, parent_path: str
+) -> bool:
+    """Whether a module reached as ``parent.attr`` is part of the public tree (see the module docstring).
+    A child whose public path is the parent's path plus ``attr`` counts too: TensorFlow's lazily
+    loaded ``tf.experimental`` is a module named ``tensorflow.experimental`` whose ``numpy`` is
+    ``tensorflow._api.v2.experimental.numpy``."""
     name = getattr(child, "__name__", None)
-    if not isinstance(name, str) or name.rsplit(".", 1)[-1] != attr:
+    if not isinstance(name, str) or name.rsplit(".", 1)[-1] != attr or not _within(name, spec.walkable):
         return False
     if any(name == real for real, _ in spec.entry_points):
         return True
-    return name.startswith(parent.__name__ + ".")
+    return name.startswith(parent.__name__ + ".") or _public_path(name, spec) == f"{parent_path}.{attr}"
 
 
 def _import_root(spec: FrameworkSpec) -> types.ModuleType:
@@ -197,16 +227,23 @@ def _import_root(spec: FrameworkSpec) -> types.ModuleType:
 
 
 def enumerate_api_with_stats(
-    framework: str, *, import_submodules: bool = True, root: types.ModuleType | None = None
+    framework: str, *, import_submodules: bool = True, spec: FrameworkSpec | None = None
 ) -> tuple[pd.DataFrame, EnumerationStats]:
     """Walk one framework and return its api rows (sorted) and what the walk saw.
 
-    ``root`` replaces the imported framework module (tests use a synthetic package tree).
+    ``spec`` replaces the framework's own (tests walk a synthetic package tree with it).
     """
-    spec = SPECS[framework]
+    with warnings.catch_warnings():  # deprecated attributes warn when they are merely looked at
+        warnings.simplefilter("ignore")
+        return _enumerate(framework, spec or SPECS[framework], import_submodules)
+
+
+def _enumerate(
+    framework: str, spec: FrameworkSpec, import_submodules: bool
+) -> tuple[pd.DataFrame, EnumerationStats]:
     started = time.perf_counter()
     stats = EnumerationStats(framework)
-    module = root if root is not None else _import_root(spec)
+    module = _import_root(spec)
     stats.version = str(getattr(module, "__version__", "unknown"))
 
     rows: dict[str, tuple[str, str, str]] = {}  # qualified_name -> (module path, name, kind)
@@ -216,11 +253,16 @@ def enumerate_api_with_stats(
     while queue:
         current, path = queue.popleft()
         stats.modules += 1
-        if import_submodules:
+        if import_submodules and _within(current.__name__, spec.walkable):
             _import_public_submodules(current, stats)
         for name, obj in _members(current, stats):
             if isinstance(obj, types.ModuleType):
-                if id(obj) not in seen_modules and _walkable(obj, name, current, spec):
+                nested_compat = name == "compat" and ".compat." in f"{path}."  # tf.compat.v1.compat.v2...
+                if (
+                    id(obj) not in seen_modules
+                    and not nested_compat
+                    and _walkable(obj, name, current, spec, path)
+                ):
                     seen_modules.add(id(obj))
                     queue.append((obj, f"{path}.{name}"))
                 continue
@@ -297,7 +339,7 @@ def run_enumerate(frameworks: list[str], out: Path) -> None:
     out = Path(out)
     frames = []
     for framework in frameworks:
-        frame, stats = enumerate_api_with_stats(framework)
+        frame, _ = enumerate_api_with_stats(framework)
         counts = study_comparable_counts(frame)
         log.info("%s counts: %s", framework, counts)
         if out.suffix == ".parquet":
