@@ -65,6 +65,7 @@ COMMON_RULES: tuple[Rule, ...] = (
     Rule("memory_alloc", "memory", None, r"Cannot allocate memory|Unable to allocate|out of memory"),
     Rule("memory_error", "memory", "MemoryError", r""),
     Rule("memory_array", "memory", "_ArrayMemoryError", r""),
+    Rule("device_placement", "other", "DevicePlacementError", r""),
 )
 
 TORCH_RULES: tuple[Rule, ...] = (
@@ -84,11 +85,15 @@ TORCH_RULES: tuple[Rule, ...] = (
     Rule("torch_not_implemented_error", "not_implemented", "NotImplementedError", r""),
     Rule("torch_not_close", "float_precision", None, r"(Tensor-likes|Scalars) are not close"),
     Rule("torch_gradcheck", "float_precision", "GradcheckError", r"Jacobian mismatch"),
+    Rule("torch_numpy_not_close", "float_precision", "AssertionError", r"Not equal to tolerance"),
 )
 
 TENSORFLOW_RULES: tuple[Rule, ...] = (
     Rule("tf_element_type", "type_failure", None, r"Element type \w+ is not supported"),
     Rule("tf_x64_rewrite", "type_failure", None, r"to not contain X64|\bX64\b.*not supported"),
+    Rule("tf_no_dtype_kernel", "type_failure", None,
+         r"Could not find device for node.*T=DT_(HALF|BFLOAT16|DOUBLE|COMPLEX\d+|INT\d+|UINT\d+|BOOL)"),
+    Rule("tf_no_kernel_for_node", "not_implemented", None, r"Could not find device for node"),
     Rule("tf_no_kernel_placement", "not_implemented", None,
          r"Could not satisfy (explicit )?device specification|Cannot assign a device for operation"
          r"|No registered '\w+' OpKernel|no supported kernel"),
@@ -101,7 +106,7 @@ TENSORFLOW_RULES: tuple[Rule, ...] = (
 
 JAX_RULES: tuple[Rule, ...] = (
     Rule("jax_dtype_unsupported", "type_failure", None,
-         r"(dtype|type) \w+ (is )?not supported|got C(64|128)"),
+         r"(dtype|type) \w+ (is )?not supported|got C(64|128)|Unsupported dtype"),
     Rule("jax_backend_only", "not_implemented", None, r"only implemented on the \w+ backend|not implemented"),
     Rule("jax_not_implemented_error", "not_implemented", "NotImplementedError", r""),
     Rule("jax_resource_exhausted", "memory", None, r"RESOURCE_EXHAUSTED"),

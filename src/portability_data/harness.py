@@ -251,7 +251,15 @@ class TensorFlowBackend(Backend):
                     raise DevicePlacementError(f"output tensor on {where!r}, expected {expected!r}")
 
     def compile(self, fn: Callable[..., Any]) -> Callable[..., Any]:
-        return self.tf.function(fn, jit_compile=True)
+        tf = self.tf
+
+        def without_operations(*args: Any) -> Any:
+            # tf.function cannot return an Operation (tf.print, assign ops): it becomes None, so the
+            # compiled call fails (or not) on its own merits rather than on the return value.
+            result = fn(*args)
+            return tf.nest.map_structure(lambda v: None if isinstance(v, tf.Operation) else v, result)
+
+        return tf.function(without_operations, jit_compile=True)
 
     def is_array(self, value: Any) -> bool:
         return isinstance(value, (self.tf.Tensor, self.tf.Variable))
