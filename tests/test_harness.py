@@ -125,3 +125,30 @@ def test_wrong_device_fails_the_subtest_in_a_run(case_repo) -> None:
     assert (
         rows["test_on_device"]["outcome"] == "passed" and len(rows["test_on_device"]["op_latencies_ms"]) == 1
     )
+
+
+def test_compiled_mode_never_mixes_targets_and_never_falls_back_silently() -> None:
+    import torch
+
+    backend = TorchBackend("cpu")
+    backend.start_test("compiled")
+    timer = Timer(backend, "compiled", warmup=1)
+    m = torch.tensor([[2.0, 1.0], [1.0, 3.0]])
+    sign, logabs = timer(torch.Tensor.slogdet, m)
+    logdet = timer(torch.Tensor.logdet, m)  # same input kind, another function: compiled apart
+    assert float(sign) == 1.0 and abs(float(logdet) - float(logabs)) < 1e-6
+    assert logdet.dim() == 0
+    for dtype in (
+        torch.float32,
+        torch.float64,
+        torch.float16,
+        torch.int32,
+        torch.int64,
+        torch.int16,
+        torch.int8,
+        torch.uint8,
+        torch.bfloat16,
+        torch.complex64,
+    ):
+        timer(torch.neg, torch.ones(3, dtype=dtype))  # more dtypes than the default recompile limit
+    assert torch._dynamo.config.fail_on_recompile_limit_hit

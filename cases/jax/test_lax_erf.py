@@ -1,4 +1,5 @@
-"""jax.lax.erf: error function against scipy.special.erf per dtype and shape, symmetry, limits and gradient."""
+"""jax.lax.erf: error function against scipy.special.erf per dtype and shape, symmetry, limits and
+gradient."""
 
 import jax
 import jax.numpy as jnp

@@ -1,4 +1,5 @@
-"""jax.lax.select: elementwise choice by a boolean predicate, against numpy.where; broadcasting rules; gradient."""
+"""jax.lax.select: elementwise choice by a boolean predicate, against numpy.where; broadcasting rules;
+gradient."""
 
 import jax
 import jax.numpy as jnp

@@ -1,4 +1,5 @@
-"""jax.named_call: a named wrapper computes the same values, keeps the name in the lowering, differentiates."""
+"""jax.named_call: a named wrapper computes the same values, keeps the name in the lowering,
+differentiates."""
 
 import functools
 

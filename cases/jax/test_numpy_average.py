@@ -1,4 +1,5 @@
-"""jax.numpy.average: (weighted) averages against numpy.average over axes and dtypes; returned weights; gradient."""
+"""jax.numpy.average: (weighted) averages against numpy.average over axes and dtypes; returned weights;
+gradient."""
 
 import functools
 

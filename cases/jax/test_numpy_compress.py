@@ -27,7 +27,8 @@ def test_compress_matches_numpy(device, timed, dtype, shape, axis):
     x = _data(rng, shape, dtype)
     n = x.size if axis is None else shape[axis]
     cond = rng.integers(0, 2, n).astype(bool)
-    out = timed(jnp.compress, cond, jnp.asarray(x), axis=axis)
+    # size= (static) makes the output shape known, so the call also compiles under jit
+    out = timed(jnp.compress, cond, jnp.asarray(x), axis=axis, size=int(cond.sum()))
     expected = np.compress(cond, x, axis=axis)
     assert out.shape == expected.shape and out.dtype == jnp.dtype(dtype)
     np.testing.assert_array_equal(np.asarray(out), expected)
@@ -50,3 +51,12 @@ def test_compress_integer_condition(device, timed):
 def test_compress_all_false(device, timed):
     out = timed(jnp.compress, np.zeros(5, bool), jnp.arange(10.0).reshape(5, 2), axis=0)
     assert out.shape == (0, 2)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int32"])
+def test_compress_traced_condition_with_size(device, timed, dtype):
+    x = np.arange(10).astype(dtype)
+    cond = x % 3 == 0
+    out = timed(jnp.compress, jnp.asarray(cond), jnp.asarray(x), size=6, fill_value=-1)
+    assert out.shape == (6,) and out.dtype == jnp.dtype(dtype)
+    np.testing.assert_array_equal(np.asarray(out), [0, 3, 6, 9, -1, -1])

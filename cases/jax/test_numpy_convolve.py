@@ -1,4 +1,5 @@
-"""jax.numpy.convolve: 1-D convolution against numpy.convolve for modes, dtypes and lengths; precision; gradient."""
+"""jax.numpy.convolve: 1-D convolution against numpy.convolve for modes, dtypes and lengths; precision;
+gradient."""
 
 import jax
 import jax.numpy as jnp

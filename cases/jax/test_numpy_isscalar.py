@@ -1,4 +1,5 @@
-"""jax.numpy.isscalar: True for Python and NumPy scalars and 0-d arrays, False for containers and n-d arrays."""
+"""jax.numpy.isscalar: True for Python and NumPy scalars and 0-d arrays, False for containers and n-d
+arrays."""
 
 import jax
 import jax.numpy as jnp

@@ -1,4 +1,5 @@
-"""jax.numpy.log: natural logarithm against NumPy per dtype and shape, special values, integer promotion, gradient."""
+"""jax.numpy.log: natural logarithm against NumPy per dtype and shape, special values, integer
+promotion, gradient."""
 
 import jax
 import jax.numpy as jnp

@@ -1,4 +1,5 @@
-"""jax.numpy.reshape (and the jax.Array.reshape method): new shapes, -1 inference, C/F order, errors, gradient."""
+"""jax.numpy.reshape (and the jax.Array.reshape method): new shapes, -1 inference, C/F order, errors,
+gradient."""
 
 import jax
 import jax.numpy as jnp

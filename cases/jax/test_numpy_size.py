@@ -1,4 +1,5 @@
-"""jax.numpy.size: number of elements, in total and along an axis, for arrays, scalars and __jax_array__ objects."""
+"""jax.numpy.size: number of elements, in total and along an axis, for arrays, scalars and __jax_array__
+objects."""
 
 import jax
 import jax.numpy as jnp

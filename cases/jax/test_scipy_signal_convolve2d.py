@@ -1,4 +1,5 @@
-"""jax.scipy.signal.convolve2d: 2-D convolution against scipy.signal.convolve2d for modes, dtypes and sizes."""
+"""jax.scipy.signal.convolve2d: 2-D convolution against scipy.signal.convolve2d for modes, dtypes and
+sizes."""
 
 import jax
 import jax.numpy as jnp
@@ -9,7 +10,14 @@ import scipy.signal
 
 jax.config.update("jax_enable_x64", True)
 
-TOLERANCE = {"float32": 1e-4, "float64": 1e-12, "float16": 5e-2, "bfloat16": 2e-1, "int32": 0, "complex64": 1e-4}
+TOLERANCE = {
+    "float32": 1e-4,
+    "float64": 1e-12,
+    "float16": 5e-2,
+    "bfloat16": 2e-1,
+    "int32": 0,
+    "complex64": 1e-4,
+}
 
 
 def _data(rng, shape, dtype):
@@ -23,7 +31,9 @@ def _data(rng, shape, dtype):
 
 @pytest.mark.parametrize("dtype", list(TOLERANCE))
 @pytest.mark.parametrize("mode", ["full", "same", "valid"])
-@pytest.mark.parametrize("shapes", [((1, 1), (1, 1)), ((7, 5), (3, 2)), ((4, 9), (4, 9)), ((512, 256), (3, 3))], ids=str)
+@pytest.mark.parametrize(
+    "shapes", [((1, 1), (1, 1)), ((7, 5), (3, 2)), ((4, 9), (4, 9)), ((512, 256), (3, 3))], ids=str
+)
 def test_convolve2d_matches_scipy(device, timed, dtype, mode, shapes):
     rng = np.random.default_rng(0)
     a, v = _data(rng, shapes[0], dtype), _data(rng, shapes[1], dtype)
@@ -39,7 +49,9 @@ def test_convolve2d_precision_highest(device, timed):
     rng = np.random.default_rng(1)
     a, v = rng.standard_normal((33, 17)).astype(np.float32), rng.standard_normal((5, 4)).astype(np.float32)
     out = timed(jsp_signal.convolve2d, jnp.asarray(a), jnp.asarray(v), precision="highest")
-    np.testing.assert_allclose(np.asarray(out), scipy.signal.convolve2d(a.astype(np.float64), v), rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(
+        np.asarray(out), scipy.signal.convolve2d(a.astype(np.float64), v), rtol=1e-5, atol=1e-5
+    )
 
 
 def test_convolve2d_rejects_non_2d(device, timed):

@@ -55,9 +55,8 @@ def test_cuda_tensor_roundtrip(device, timed, dtype, n):
     if not torch.cuda.is_available():
         pytest.fail("this accelerator is not a CUDA device: torch.cuda.is_available() is False")
     d = _device(timed, "cuda", torch.cuda.current_device())
-    host = (
-        torch.arange(n, dtype=torch.float64, device="cpu").remainder(97).to(dtype)
-    )  # deliberately on the host
+    # deliberately on the host: this subtest moves data host -> device -> host
+    host = torch.arange(n, dtype=torch.float64, device="cpu").remainder(97).to(dtype)
     on_gpu = host.to(d)
     assert on_gpu.is_cuda and on_gpu.device == d and on_gpu.dtype == dtype
     back = on_gpu.cpu()

@@ -18,6 +18,7 @@ import contextlib
 import functools
 import os
 import time
+import types
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -90,6 +91,9 @@ class Backend:
     @contextlib.contextmanager
     def pinned(self, mode: str) -> Iterator[None]:
         yield
+
+    def start_test(self, mode: str) -> None:
+        """Called before each subtest: compiled caches start empty, so subtests are independent."""
 
     def sync(self, result: Any) -> None:
         """Block until the device finished computing `result`."""
@@ -175,6 +179,15 @@ class TorchBackend(Backend):
                 raise DevicePlacementError(
                     f"output tensor on {leaf.device}, expected device type {self.device_type!r}"
                 )
+
+    def start_test(self, mode: str) -> None:
+        if mode == "compiled":
+            import torch._dynamo
+
+            torch._dynamo.reset()
+            # Past the recompile limit torch.compile silently runs eager: make that an error instead.
+            torch._dynamo.config.recompile_limit = 64
+            torch._dynamo.config.fail_on_recompile_limit_hit = True
 
     def compile(self, fn: Callable[..., Any]) -> Callable[..., Any]:
         return self.torch.compile(fn)
@@ -380,7 +393,7 @@ class Timer:
                 named = dict(zip(array_names, arrays[len(array_positions) :]))
                 return fn(*(full[i] for i in range(len(args))), **static_kwargs, **named)
 
-            self._compiled[key] = self.backend.compile(with_constants)
+            self._compiled[key] = self.backend.compile(_fresh_function(with_constants, len(self._compiled)))
         arrays = tuple(args[i] for i in array_positions) + tuple(kwargs[k] for k in array_names)
         return self._compiled[key], arrays
 
@@ -429,6 +442,14 @@ class Timer:
             values.append((time.perf_counter() - start) * 1e3)
         values.sort()
         return values[len(values) // 2]
+
+
+def _fresh_function(fn: Callable[..., Any], serial: int) -> Callable[..., Any]:
+    """A copy of `fn` with a code object of its own. torch.compile caches compiled frames per code
+    object: without this, every target of a test would share one cache (and one recompile budget),
+    and a later target could run what was compiled for an earlier one."""
+    code = fn.__code__.replace(co_name=f"{fn.__code__.co_name}_{serial}")
+    return types.FunctionType(code, fn.__globals__, code.co_name, fn.__defaults__, fn.__closure__)
 
 
 @dataclass
@@ -503,6 +524,7 @@ def device(harness_backend: Backend) -> Any:
 def timed(request: pytest.FixtureRequest, harness_backend: Backend, device: Any) -> Timer:
     """The timer: `out = timed(fn, *args, **kwargs)` times one call after a warm-up."""
     assert _config is not None
+    harness_backend.start_test(_config.mode)
     timer = Timer(harness_backend, _config.mode, _config.warmup)
     request.node.stash[_timings_key] = timer.timings_ms
     return timer
