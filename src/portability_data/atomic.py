@@ -8,6 +8,7 @@ from __future__ import annotations
 import contextlib
 import os
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import pyarrow as pa
@@ -17,41 +18,20 @@ import pyarrow.parquet as pq
 DEFAULT_METADATA: dict[str, str] = {}
 
 
-def atomic_write_bytes(path: Path, data: bytes) -> Path:
-    """Write bytes to path atomically: temp file in the same folder, fsync, rename."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp)
-        raise
-    return path
-
-
-def atomic_write_arrow(path: Path, arrow_table: pa.Table, *, exclusive: bool = False) -> Path:
-    """Write an Arrow table as Parquet atomically; `exclusive` refuses to replace an existing file
-    (result shards are immutable)."""
+@contextlib.contextmanager
+def _landing(path: Path, exclusive: bool) -> Iterator[str]:
+    """A temp file beside `path` to write into; on success it is fsync'd and put in place (renamed,
+    or hard-linked when `exclusive`, which refuses to replace); on any failure it is removed."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     os.close(fd)
-    if DEFAULT_METADATA:
-        merged = dict(arrow_table.schema.metadata or {})
-        merged.update({k.encode(): v.encode() for k, v in DEFAULT_METADATA.items()})
-        arrow_table = arrow_table.replace_schema_metadata(merged)
     try:
-        pq.write_table(arrow_table, tmp, compression="zstd")
+        yield tmp
         with open(tmp, "rb") as handle:
             os.fsync(handle.fileno())
         if exclusive:
-            os.link(tmp, path)  # fails with FileExistsError rather than replace
+            os.link(tmp, path)  # FileExistsError rather than replace
             os.unlink(tmp)
         else:
             os.replace(tmp, path)
@@ -59,4 +39,22 @@ def atomic_write_arrow(path: Path, arrow_table: pa.Table, *, exclusive: bool = F
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
         raise
-    return path
+
+
+def atomic_write_bytes(path: Path, data: bytes) -> Path:
+    """Write bytes to path atomically: temp file in the same folder, fsync, rename."""
+    with _landing(path, exclusive=False) as tmp, open(tmp, "wb") as handle:
+        handle.write(data)
+    return Path(path)
+
+
+def atomic_write_arrow(path: Path, arrow_table: pa.Table, *, exclusive: bool = False) -> Path:
+    """Write an Arrow table as Parquet atomically; `exclusive` refuses to replace an existing file
+    (result shards are immutable)."""
+    if DEFAULT_METADATA:
+        merged = dict(arrow_table.schema.metadata or {})
+        merged.update({k.encode(): v.encode() for k, v in DEFAULT_METADATA.items()})
+        arrow_table = arrow_table.replace_schema_metadata(merged)
+    with _landing(path, exclusive) as tmp:
+        pq.write_table(arrow_table, tmp, compression="zstd")
+    return Path(path)

@@ -10,6 +10,7 @@ from typing import Any
 import pyarrow as pa
 
 from portability_data.contracts import TABLES, arrow_schema
+from portability_data.dataset import CONFIG_FILES
 
 CONTEXT = {
     "@language": "en",
@@ -52,16 +53,6 @@ CITATION = (
     "Mince, F., Dinh, D., Kgomo, J., Thompson, N., Hooker, S. (2023). The Grand Illusion: The Myth of "
     "Software Portability and Implications for ML Progress. arXiv:2309.07181."
 )
-FILE_GLOBS = {
-    "api": "api/*.parquet",
-    "frequencies": "frequencies/*.parquet",
-    "samples": "samples/*.parquet",
-    "cases": "cases/*.parquet",
-    "results": "results/**/*.parquet",
-    "runs": "runs/**/*.parquet",
-    "outcomes": "outcomes/*.parquet",
-    "latencies": "latencies/*.parquet",
-}
 
 
 def _data_type(type_: pa.DataType) -> str:
@@ -102,7 +93,7 @@ def croissant_metadata(data_dir: Path, version: str, dataset_params: dict[str, A
                 "description": f"Parquet files of the {table} table.",
                 "containedIn": {"@id": "repo"},
                 "encodingFormat": "application/x-parquet",
-                "includes": FILE_GLOBS[table],
+                "includes": CONFIG_FILES[table],
             }
         )
         fields = []

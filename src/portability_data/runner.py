@@ -464,36 +464,24 @@ class _Supervisor:
                             ),
                         )
                         return
-            except WorkerHung as exc:
-                worker.kill()
+            except (WorkerHung, WorkerOverMemory, WorkerDied) as fault:
+                if isinstance(fault, WorkerDied):
+                    worker.close()
+                else:
+                    worker.kill()
                 target = in_flight or f"{case['test_file']}::<collection>"
-                self._record(
-                    case,
-                    repeat,
-                    _fault_event(
-                        target, "timeout", "Timeout", f"no result after {self.state.spec.timeout_s:g} s"
-                    ),
-                )
+                self._record(case, repeat, _fault_event(target, *self._describe(fault)))
                 done_here.add(target)
-                del exc
-            except WorkerOverMemory as exc:
-                worker.kill()
-                target = in_flight or f"{case['test_file']}::<collection>"
-                self._record(
-                    case,
-                    repeat,
-                    _fault_event(
-                        target, "memory", "MemoryCapExceeded", f"{exc} of {self.state.spec.memory_mb} MB"
-                    ),
-                )
-                done_here.add(target)
-            except WorkerDied as exc:
-                target = in_flight or f"{case['test_file']}::<collection>"
-                self._record(case, repeat, _fault_event(target, "crashed", "WorkerCrashed", str(exc)))
-                done_here.add(target)
-                worker.close()
             if target.endswith("::<collection>"):
                 return
+
+    def _describe(self, fault: Exception) -> tuple[str, str, str]:
+        """(outcome, error type, message) of a subtest that took its worker down."""
+        if isinstance(fault, WorkerHung):
+            return "timeout", "Timeout", f"no result after {self.state.spec.timeout_s:g} s"
+        if isinstance(fault, WorkerOverMemory):
+            return "memory", "MemoryCapExceeded", f"{fault} of {self.state.spec.memory_mb} MB"
+        return "crashed", "WorkerCrashed", str(fault)
 
     def _record(self, case: dict[str, Any], repeat: int, event: dict[str, Any]) -> None:
         row = build_row(self.state, case, repeat, event)
