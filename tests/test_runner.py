@@ -219,3 +219,39 @@ def test_scratch_cwd():
     paths = Paths.under(case_repo.root)
     run_id = run(RunSpec(framework="torch", device="cpu", repeats=1), paths, log=lambda m: None)
     assert {r["outcome"] for r in rows_of(paths, run_id)} == {"passed"}
+
+
+def test_a_killed_run_can_be_closed_as_partial(case_repo) -> None:
+    case_repo.add("torch", "slow", SLOW)
+    paths = Paths.under(case_repo.root)
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parent.parent / "src")}
+    command = [sys.executable, "-m", "portability_data.cli", "run", "--framework", "torch", "--repeats", "1"]
+    runner = subprocess.Popen(
+        command,
+        cwd=case_repo.root,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    deadline = time.monotonic() + 120
+    while _journal_rows(paths) < 3:
+        assert time.monotonic() < deadline and runner.poll() is None
+        time.sleep(0.05)
+    os.killpg(runner.pid, signal.SIGKILL)
+    runner.wait()
+    run_id = next(paths.journal_dir.glob("*.jsonl")).stem
+    subprocess.run(
+        [sys.executable, "-m", "portability_data.cli", "run", "--framework", "torch", "--close", run_id],
+        cwd=case_repo.root,
+        env=env,
+        check=True,
+        capture_output=True,
+    )
+    rows = rows_of(paths, run_id)
+    assert 3 <= len(rows) < 8 and all(r["outcome"] == "passed" for r in rows)
+    run_row = pq.read_table(paths.runs_dir / "portability" / f"{run_id}.parquet").to_pylist()[0]
+    assert run_row["status"] == "partial" and run_row["n_results"] == len(rows)
+    assert run_row["timer_floor_ms"] is not None and run_row["framework_version"] != "unknown"
+    with pytest.raises(RunError, match="already finished"):
+        run(RunSpec(framework="torch", device="cpu"), paths, resume=run_id, log=lambda m: None)

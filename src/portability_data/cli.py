@@ -110,6 +110,11 @@ def cmd_run(args: argparse.Namespace) -> None:
         cases=tuple(args.cases or ()),
     )
     try:
+        if args.close:
+            from portability_data.runner import close_partial
+
+            print(close_partial(args.close, Paths.under(_repo_root())))
+            return
         run_id = run(spec, Paths.under(_repo_root()), resume=args.resume)
     except RunError as exc:
         raise SystemExit(f"error: {exc}") from None
@@ -270,6 +275,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--memory-mb", type=int, default=8192, help="memory cap of the case worker")
     p.add_argument("--cases", nargs="*", help="case ids to run (default: all active cases)")
     p.add_argument("--resume", metavar="RUN_ID", help="finish a run that was killed, from its journal")
+    p.add_argument(
+        "--close",
+        metavar="RUN_ID",
+        help="write a killed run's shard as it stands (runs.status = partial) instead of resuming",
+    )
 
     p = add("run-stage", cmd_run_stage, "The DVC run stage: every framework x device x mode of params.yaml.")
     p.add_argument("--params", type=Path, default=Path("params.yaml"))

@@ -134,8 +134,15 @@ class Journal:
             os.fsync(handle.fileno())
 
     def append(self, row: dict[str, Any]) -> None:
+        self._write({"row": row})
+
+    def append_info(self, info: dict[str, Any]) -> None:
+        """What the first worker said of the device (model, versions, timer floor)."""
+        self._write({"info": info})
+
+    def _write(self, entry: dict[str, Any]) -> None:
         with open(self.path, "a", encoding="utf-8") as handle:
-            handle.write(json.dumps({"row": row}) + "\n")
+            handle.write(json.dumps(entry) + "\n")
             handle.flush()
             os.fsync(handle.fileno())
 
@@ -154,6 +161,8 @@ class Journal:
                 elif "row" in entry:
                     row = entry["row"]
                     rows[(row["test_id"], row["repeat"])] = row
+                elif "info" in entry and header is not None:
+                    header.setdefault("info", entry["info"])
         if header is None:
             raise RunError(f"{self.path}: journal has no header; it is not a run journal")
         return header, list(rows.values())
@@ -166,7 +175,7 @@ class Journal:
 class WorkerInfo:
     device_model: str
     framework_version: str
-    timer_floor_ms: float
+    timer_floor_ms: float | None
     driver: str | None
 
 
@@ -411,6 +420,7 @@ class _Supervisor:
             )
             if self.state.info is None:
                 self.state.info = info
+                self.state.journal.append_info(asdict(info))
         return self.worker
 
     def run_case(self, case: dict[str, Any], repeat: int) -> None:
@@ -563,12 +573,18 @@ def _resume_state(run_id: str, paths: Paths) -> RunState:
     spec = RunSpec(**{**header["spec"], "cases": tuple(header["spec"].get("cases", ()))})
     state = RunState(spec, header["run_id"], journal, header["started_at"], header["params_hash"])
     state.done = {(r["test_id"], r["repeat"]) for r in rows}
-    if rows:
-        first = rows[0]
-        state.info = WorkerInfo(
-            first["device_model"], first["framework_version"], header.get("timer_floor_ms", 0.0), None
-        )
+    if header.get("info"):
+        state.info = WorkerInfo(**header["info"])
+    elif rows:  # a journal from before info lines: the rows know the device, not the timer floor
+        state.info = WorkerInfo(rows[0]["device_model"], rows[0]["framework_version"], None, None)
     return state
+
+
+def close_partial(run_id: str, paths: Paths) -> str:
+    """Write the shard of a run that will not be finished (the machine is gone, the budget spent)
+    from its journal as it stands, with runs.status = partial; `--resume` is then refused."""
+    state = _resume_state(run_id, paths)
+    return finish(state, paths, status="partial")
 
 
 def finish(state: RunState, paths: Paths, status: str = "complete") -> str:
