@@ -30,14 +30,18 @@ def cases_digest(repo_root: Path, framework: str) -> str:
 
 
 def existing_runs(runs_dir: Path) -> dict[str, dict[str, Any]]:
-    """Complete runs in data/runs by params hash (the latest one where several share it)."""
+    """Finished runs in data/runs by params hash: complete ones, and partial ones a person closed
+    with `portability run --close` (the stage does not redo a run someone chose to stop; resume
+    it by hand). A complete run wins over a partial one; else the latest."""
     found: dict[str, dict[str, Any]] = {}
+    columns = ["run_id", "params_hash", "status", "finished_at"]
     for path in sorted(runs_dir.rglob("*.parquet")):
-        for row in pq.read_table(
-            path, columns=["run_id", "params_hash", "status", "finished_at"]
-        ).to_pylist():
-            if row["status"] == "complete" and row["params_hash"]:
-                found[row["params_hash"]] = row
+        for row in pq.read_table(path, columns=columns).to_pylist():
+            key = row["params_hash"]
+            if row["status"] not in ("complete", "partial") or not key:
+                continue
+            if key not in found or found[key]["status"] != "complete" or row["status"] == "complete":
+                found[key] = row
     return found
 
 
@@ -61,7 +65,8 @@ def run_stage(run_params: dict[str, Any], repo_root: Path, manifest: Path) -> li
                 )
                 key = spec.params_hash(digest)
                 if key in done:
-                    print(f"{framework}/{device}/{mode}: up to date ({done[key]['run_id']})", flush=True)
+                    state = "up to date" if done[key]["status"] == "complete" else "partial, closed by hand"
+                    print(f"{framework}/{device}/{mode}: {state} ({done[key]['run_id']})", flush=True)
                     covering.append(done[key]["run_id"])
                     continue
                 print(f"{framework}/{device}/{mode}: running", flush=True)
