@@ -250,6 +250,20 @@ def test_study_filter() -> None:
     assert corpus_mod.contains_framework("torch", "# Copyright 2019 The TensorFlow Authors.\nimport torch\n")
 
 
+@settings(max_examples=400, deadline=None)
+@given(
+    st.lists(
+        st.sampled_from(["from", "import", "torch", "jax", "tor", "ch", "fro", "m", " ", ".", "\n", "\r"]),
+        max_size=14,
+    ).map("".join),
+    st.sampled_from(["torch", "jax"]),
+)
+def test_import_filter_matches_the_study_regex(text: str, framework: str) -> None:
+    """The fast filter answers exactly what the study's regex answers, on any text."""
+    expected = corpus_mod.import_regex(framework).search(text) is not None
+    assert corpus_mod.imports_framework(framework, text) == expected
+
+
 def _write_parquet(path: Path, n: int) -> None:
     contents = []
     for i in range(n):

@@ -369,7 +369,7 @@ def run_aggregate(
 KNOWN_OUTCOMES = ("success", "partial_failure", "complete_failure")
 
 
-def _plain(frame: pd.DataFrame) -> pd.DataFrame:
+def plain_frame(frame: pd.DataFrame) -> pd.DataFrame:
     """Arrow-backed columns as plain numpy/object columns, so summaries work on either kind."""
     out = frame.copy()
     for column in out.columns:
@@ -409,7 +409,9 @@ def _oriented_pairs(latencies: pd.DataFrame) -> pd.DataFrame:
     return paired[keep]
 
 
-def _ratio_shares(pairs: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
+def ratio_shares(pairs: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
+    """Per group of ``keys``: how many functions are >10x slower or faster on the device, and the median
+    ratio (the study's slowdown summary; the report draws its figures from it)."""
     columns = [*keys, "n_functions", "pct_over_10x_slower", "pct_over_10x_faster", "pct_faster_on_device",
                "pct_faster_on_reference", "median_ratio"]
     pairs = pairs[pairs["ratio"].notna()]
@@ -441,12 +443,12 @@ def summary_tables(
     - slowdown_shares: per framework and device pair, share of functions more than 10x slower on
       the device, more than 10x faster, faster on each device, and the median ratio.
     """
-    outcomes, latencies = _plain(outcomes), _plain(latencies)
+    outcomes, latencies = plain_frame(outcomes), plain_frame(latencies)
     device_keys = ["source", "framework", "framework_version", "device", "device_model", "mode"]
     tables: dict[str, pd.DataFrame] = {"outcome_shares": _shares(outcomes, device_keys)}
 
     if samples is not None and len(samples):
-        samples = _plain(samples)
+        samples = plain_frame(samples)
         top20 = set(zip(samples.loc[samples["bucket"] == "top20", "framework"],
                         samples.loc[samples["bucket"] == "top20", "function"]))
         sampled = set(zip(samples["framework"], samples["function"]))
@@ -459,7 +461,7 @@ def summary_tables(
                  "reference_device", "reference_device_model"]
     paired = latencies[latencies["reference_device"].notna()] if len(latencies) else latencies
     same_type = paired[paired["device"] == paired["reference_device"]] if len(paired) else paired
-    generations = _ratio_shares(same_type, pair_keys) if len(same_type) else pd.DataFrame()
+    generations = ratio_shares(same_type, pair_keys) if len(same_type) else pd.DataFrame()
     models = set(same_type["device_model"]) if len(same_type) else set()
     tables["hardware_generations"] = generations
     tables["hardware_generation_outcomes"] = _shares(
@@ -473,7 +475,7 @@ def summary_tables(
         by_function = by_function.sort_values(order, ascending=[True, True, True, False])
         by_function = by_function.reset_index(drop=True)
     tables["latency_by_function"] = by_function
-    tables["slowdown_shares"] = _ratio_shares(oriented, pair_keys) if len(oriented) else pd.DataFrame()
+    tables["slowdown_shares"] = ratio_shares(oriented, pair_keys) if len(oriented) else pd.DataFrame()
     return tables
 
 

@@ -192,10 +192,16 @@ def build_parser() -> argparse.ArgumentParser:
     )
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    def add(name: str, func: Any, help_: str) -> argparse.ArgumentParser:
-        p = sub.add_parser(name, help=help_, description=help_)
-        p.set_defaults(func=func)
+    def add(name: str, func: Any, help_: str, parent: Any = sub) -> argparse.ArgumentParser:
+        """A (sub)command under ``parent``; ``func`` None for a group of commands."""
+        p = parent.add_parser(name, help=help_, description=help_)
+        if func is not None:
+            p.set_defaults(func=func)
         return p
+
+    def group(name: str, help_: str) -> Any:
+        """A command whose subcommands are added with ``add(..., parent=group(...))``."""
+        return add(name, None, help_).add_subparsers(dest=f"{name}_command", required=True, metavar="COMMAND")
 
     p = add(
         "enumerate",
@@ -242,19 +248,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", type=Path, default=Path("data/cases/cases.parquet"))
     p.add_argument("--no-collect", action="store_true", help="skip the pytest collection check")
 
-    case = sub.add_parser(
-        "case",
-        help="Add or check cases (the contributor's commands).",
-        description="Add or check cases (the contributor's commands).",
-    )
-    case_sub = case.add_subparsers(dest="case_command", required=True, metavar="COMMAND")
-    p = case_sub.add_parser("new", help="Scaffold a case row and test file.", description="Scaffold a case.")
+    case_sub = group("case", "Add or check cases (the contributor's commands).")
+    p = add("new", cmd_case_new, "Scaffold a case row and test file.", case_sub)
     p.add_argument("framework", choices=FRAMEWORKS)
     p.add_argument("function", help="qualified name, e.g. torch.nn.Linear")
-    p.set_defaults(func=cmd_case_new)
-    p = case_sub.add_parser(
-        "check", help="Validate case rows (what CI runs).", description="Validate case rows."
-    )
+    p = add("check", cmd_case_check, "Validate case rows (what CI runs).", case_sub)
     p.add_argument("paths", nargs="*", help="row or test files to check (default: all)")
     p.add_argument("--api", type=Path, default=Path("data/api/api.parquet"))
     p.add_argument("--samples", type=Path, default=Path("data/samples/samples.parquet"))
@@ -264,7 +262,6 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="also run the checked cases once on the CPU (eager); fail on harness errors",
     )
-    p.set_defaults(func=cmd_case_check)
 
     p = add("run", cmd_run, "Run the cases of one framework on one device and mode; append a result shard.")
     p.add_argument("--framework", choices=FRAMEWORKS, required=True)
@@ -285,19 +282,16 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--params", type=Path, default=Path("params.yaml"))
     p.add_argument("--out", type=Path, default=Path("data/run_manifest.json"))
 
-    ref = sub.add_parser(
-        "reference", help="Import the 2023 study's raw data.", description="Import the study."
-    )
-    ref_sub = ref.add_subparsers(dest="reference_command", required=True, metavar="COMMAND")
-    p = ref_sub.add_parser(
+    ref_sub = group("reference", "Import the 2023 study's raw data.")
+    p = add(
         "import",
-        help="Import the study's raw results as shards (source mince2023).",
-        description="Import the study's raw results as shards (source mince2023).",
+        cmd_reference_import,
+        "Import the study's raw results as shards (source mince2023).",
+        ref_sub,
     )
     p.add_argument("dir", help="folder laid out like shared/reference/mince2023")
     p.add_argument("--out", type=Path, default=Path("data/results/mince2023"))
     p.add_argument("--runs-out", type=Path, default=Path("data/runs/mince2023"))
-    p.set_defaults(func=cmd_reference_import)
 
     p = add("aggregate", cmd_aggregate, "Compute outcomes and latencies from every shard (the study's way).")
     p.add_argument("--results", type=Path, default=Path("data/results"))
@@ -311,42 +305,23 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", type=Path, default=Path("reports"))
     p.add_argument("--metrics", type=Path, default=Path("reports/metrics.json"))
 
-    ds = sub.add_parser(
-        "dataset", help="Build or publish the dataset folder.", description="The dataset folder."
-    )
-    ds_sub = ds.add_subparsers(dest="dataset_command", required=True, metavar="COMMAND")
-    p = ds_sub.add_parser(
-        "build",
-        help="Write data/README.md (card + configs + features).",
-        description="Write data/README.md (card + configs + features).",
-    )
+    ds_sub = group("dataset", "Build or publish the dataset folder.")
+    p = add("build", cmd_dataset_build, "Write data/README.md (card + configs + features).", ds_sub)
     p.add_argument("--params", type=Path, default=Path("params.yaml"))
-    p.set_defaults(func=cmd_dataset_build)
-    p = ds_sub.add_parser(
+    add(
         "card",
-        help="Regenerate the table section of DATASET_CARD.md from the contracts.",
-        description="Regenerate the table section of DATASET_CARD.md from the contracts.",
+        cmd_dataset_card,
+        "Regenerate the table section of DATASET_CARD.md from the contracts.",
+        ds_sub,
     )
-    p.set_defaults(func=cmd_dataset_card)
-    p = ds_sub.add_parser(
-        "publish",
-        help="Upload the dataset folder to the Hugging Face Hub.",
-        description="Upload the dataset folder to the Hugging Face Hub.",
-    )
+    p = add("publish", cmd_dataset_publish, "Upload the dataset folder to the Hugging Face Hub.", ds_sub)
     p.add_argument("--repo-id", required=True, help="<namespace>/portability")
     p.add_argument("--revision", help="tag or branch")
     p.add_argument("--create-pr", action="store_true")
-    p.set_defaults(func=cmd_dataset_publish)
 
-    sch = sub.add_parser("schemas", help="Export the table schemas.", description="Export the table schemas.")
-    sch_sub = sch.add_subparsers(dest="schemas_command", required=True, metavar="COMMAND")
-    p = sch_sub.add_parser(
-        "export",
-        help="Write schemas/<table>.yaml from the pandera models.",
-        description="Write schemas/<table>.yaml from the pandera models.",
-    )
+    sch_sub = group("schemas", "Export the table schemas.")
+    p = add("export", cmd_schemas_export, "Write schemas/<table>.yaml from the pandera models.", sch_sub)
     p.add_argument("--out", type=Path, default=Path("schemas"))
-    p.set_defaults(func=cmd_schemas_export)
     return parser
 
 

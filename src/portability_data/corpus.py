@@ -49,15 +49,25 @@ def import_regex(framework: str) -> re.Pattern[str]:
     return re.compile(r"(from.*" + re.escape(framework) + r"|import.*" + re.escape(framework) + r")")
 
 
-_REGEXES: dict[str, re.Pattern[str]] = {}
+def imports_framework(framework: str, content: str) -> bool:
+    """Whether ``import_regex(framework)`` matches ``content``, found without the regex.
+
+    The study's pattern holds when some line has "from" or "import" before an occurrence of the
+    framework's name. The regex tries ``.*`` from every "f" and "i" of the text (quadratic in the
+    line length); here each occurrence of the name, usually few, looks back to its line's start.
+    """
+    pos = content.find(framework)
+    while pos >= 0:
+        line_start = content.rfind("\n", 0, pos) + 1  # "." of the regex matches all but "\n"
+        if content.find("from", line_start, pos) >= 0 or content.find("import", line_start, pos) >= 0:
+            return True
+        pos = content.find(framework, pos + 1)
+    return False
 
 
 def contains_framework(framework: str, content: str) -> bool:
     """The study's ``contains_framework``: imports the framework; TensorFlow's own files are dropped."""
-    regex = _REGEXES.get(framework)
-    if regex is None:
-        regex = _REGEXES[framework] = import_regex(framework)
-    if regex.search(content) is None:
+    if not imports_framework(framework, content):
         return False
     return not (framework == "tensorflow" and TF_AUTHORS.search(content) is not None)
 

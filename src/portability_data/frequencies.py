@@ -77,6 +77,7 @@ class ApiIndex:
     names: frozenset[bytes]
     qualified: dict[str, str]  # qualified name -> framework
     members: dict[str, frozenset[str]]  # module path -> public member names (for ``import *``)
+    _canonical_cache: dict[str, str | None] = field(default_factory=dict, compare=False, repr=False)
 
     @classmethod
     def from_frame(cls, api: pd.DataFrame, kinds: Sequence[str] | None = None) -> ApiIndex:
@@ -94,6 +95,15 @@ class ApiIndex:
             qualified=dict(zip(qualified, framework)),
             members={m: frozenset(v) for m, v in members.items()},
         )
+
+    def canonical(self, dotted: str) -> str | None:
+        """The API qualified name a dotted path denotes (``_canonical``), remembered per process:
+        a corpus names the same few hundred paths over and over."""
+        try:
+            return self._canonical_cache[dotted]
+        except KeyError:
+            found = self._canonical_cache[dotted] = _canonical(dotted, self)
+            return found
 
 
 # ----------------------------------------------------------------------------------------------------
@@ -128,13 +138,15 @@ def _prev_leaf(node):
     return s
 
 
-# A dotted chain followed by "(": possessive quantifiers, so a failed match never backtracks; group
-# "head" is the first name and "last" the last one after a dot (Python keeps a group's last repeat).
-# ``\b`` (not a look-behind) keeps the scan fast; the tree check rejects a match inside a longer
-# non-ASCII identifier.
-_CALL_CHAIN = re.compile(
-    rb"\b((?P<head>[A-Za-z_]\w*+)(?:[ \t]*+\.[ \t]*+(?P<last>[A-Za-z_]\w*+))*+)[ \t\f\r\n]*+\("
-)
+# A call site, matched on the reversed source: "(" then optional whitespace, the last name and the
+# chain of dotted names before it (possessive quantifiers, so a failed match never backtracks).
+# Starting with the literal "(" lets the regex engine jump from one paren to the next, several times
+# faster than trying a name at every byte of the forward text. Group 1 is the last name reversed,
+# group 2 the head reversed (Python keeps a group's last repeat). A word may start with a digit here
+# (it is then no name nor import and is dropped by the lookups); the tree check rejects a match
+# inside a longer non-ASCII identifier.
+_CALL_REVERSED = re.compile(rb"\([ \t\f\r\n]*+(\w++)(?:[ \t]*+\.[ \t]*+(\w++))*+")
+_SPACE_BEFORE_NAME = frozenset(b" \t\n\r\x0b\x0c\\")  # what bytes.rstrip strips, and "\\"
 _FSTRING_MARKS = (b"f'", b'f"', b"fr'", b'fr"')  # searched in the lower-cased source
 
 _IMPORT_TYPES = ("import_statement", "import_from_statement")
@@ -257,7 +269,8 @@ def scan_calls(
     only chains whose last name is an API name, or whose head an import binds, are looked at further.
     The tree then confirms what the text suggests: the ``(`` is a leaf (not text in a string or a
     comment), the name is the identifier leaf just before it, it is not inside an f-string and not
-    after ``def`` (bare rule), and the chain is the function of a call (resolved calls).
+    after ``def`` (bare rule), and the chain is the function of a call (resolved calls, confirmed only
+    for chains that name an API function).
     """
     bare_bytes: Counter[bytes] = Counter()
     calls_out: Counter[str] = Counter()
@@ -271,43 +284,53 @@ def scan_calls(
     starts, ends = _outermost(captures.get("fstrings", ()))
     heads = {k.encode(): v for k, v in (*bindings.wildcard.items(), *bindings.names.items())}
     at = root.descendant_for_byte_range
-    for match in _CALL_CHAIN.finditer(source):
-        head, last = match.group(2, 3)
-        word = last or head
+    size = len(source)
+    for match in _CALL_REVERSED.finditer(source[::-1]):
+        word_reversed, head_reversed = match.group(1, 2)
+        word = word_reversed[::-1]
+        end = size - match.start(1)  # where the last name ends in the source
         if bare and word in names:
             # The leaf before the "(" is the one holding the word's last byte (whitespace is no leaf),
             # and a "(" right after an identifier token (only whitespace between) is a "(" token.
-            end = match.end(1)
             prev = at(end - 1, end)
+            start = end - len(word)
             if (
                 prev.type == "identifier"
                 and prev.end_byte == end
-                and prev.start_byte == end - len(word)
+                and prev.start_byte == start
                 and not (starts and _inside(starts, ends, end))
             ):
-                # Only a function's name follows "def"; look in the tree when the text suggests one.
-                start = end - len(word)
+                # Only a function's name follows "def"; look in the tree when the text suggests one
+                # (the name follows whitespace or a line continuation that may follow a "def").
                 before = None
-                tail = source[max(0, start - 24) : start].rstrip()
-                if not tail or tail.endswith((b"def", b"\\")):
-                    before = _prev_leaf(prev)
+                if not start or source[start - 1] in _SPACE_BEFORE_NAME:
+                    tail = source[max(0, start - 24) : start].rstrip()
+                    if not tail or tail.endswith((b"def", b"\\")):
+                        before = _prev_leaf(prev)
                 if before is None or source[before.start_byte : before.end_byte] != b"def":
                     bare_bytes[word] += 1
         if resolve:
+            head = word if head_reversed is None else head_reversed[::-1]
             target = heads.get(head)
-            if target is None or source[match.start() - 1 : match.start()] == b".":
-                continue  # not bound by an import, or the chain continues a call's result: ``f().x(...)``
-            paren = _paren_at(root, match.end() - 1)
+            if target is None:
+                continue
+            chain_start = size - match.end()
+            if chain_start and source[chain_start - 1] == 46:  # "." : the chain continues a call's result
+                continue
+            if head_reversed is None:
+                dotted = target
+            else:
+                rest = source[chain_start + len(head) : end]
+                dotted = target + rest.replace(b" ", b"").replace(b"\t", b"").decode()
+            qualified = api.canonical(dotted)
+            if qualified is None:
+                continue
+            paren = _paren_at(root, size - 1 - match.start())
             call = paren.parent.parent if paren is not None and paren.parent is not None else None
             if call is None or call.type != "call":
                 continue
             function = call.child_by_field_name("function")
-            if function is None or function.start_byte != match.start(1) or function.end_byte != match.end(1):
-                continue
-            rest = match.group(1)[len(head) :]
-            dotted = target + (rest.replace(b" ", b"").replace(b"\t", b"").decode() if last else "")
-            qualified = _canonical(dotted, api)
-            if qualified is not None:
+            if function is not None and function.start_byte == chain_start and function.end_byte == end:
                 calls_out[qualified] += 1
     return Counter({word.decode(): n for word, n in bare_bytes.items()}), calls_out
 
@@ -404,6 +427,8 @@ def _import_bindings(source: bytes, node) -> Iterator[tuple[str, str]]:
     if module is None or module.type != "dotted_name":  # relative imports are the file's own package
         return
     base = text(module)
+    if base.partition(".")[0] not in _RESOLVABLE_HEADS:
+        return  # binds nothing a framework call goes through (what ``_bindings`` keeps)
     if any(c.type == "wildcard_import" for c in node.children):
         yield "*", base
         return
@@ -540,16 +565,29 @@ def _work(record: Record) -> FileResult:
     return count_record(record, _WORKER_CONFIG)
 
 
-def _bounded(records: Iterable[Record], slots: threading.Semaphore) -> Iterator[Record]:
-    for record in records:
+def _bounded(items: Iterable, slots: threading.Semaphore) -> Iterator:
+    for item in items:
         slots.acquire()
-        yield record
+        yield item
+
+
+def _pool(num_proc: int, config: CountConfig):
+    import multiprocessing
+
+    # Forking a process that has loaded TensorFlow (or another threaded runtime) can crash the child.
+    threaded = any(name in sys.modules for name in ("tensorflow", "torch", "jax"))
+    context = multiprocessing.get_context("fork" if os.name == "posix" and not threaded else "spawn")
+    return context.Pool(num_proc, initializer=_init_worker, initargs=(config,))
 
 
 def count_files(
     records: Iterable[Record], config: CountConfig, *, num_proc: int = 1, progress: bool = False
 ) -> Iterator[FileResult]:
-    """Count records in ``num_proc`` processes; at most a few hundred files are in flight at once."""
+    """Count records one by one in ``num_proc`` processes; a few hundred files at most in flight.
+
+    For per-file results (tests, inspection); a corpus is counted by ``count_corpus``, which sends
+    the main process partial sums instead of one result per file.
+    """
     from tqdm import tqdm
 
     bar = tqdm(desc="counting", unit="file", disable=not progress, mininterval=1.0)
@@ -561,13 +599,8 @@ def count_files(
             yield result
         bar.close()
         return
-    import multiprocessing
-
     slots = threading.Semaphore(num_proc * 64)
-    # Forking a process that has loaded TensorFlow (or another threaded runtime) can crash the child.
-    threaded = any(name in sys.modules for name in ("tensorflow", "torch", "jax"))
-    context = multiprocessing.get_context("fork" if os.name == "posix" and not threaded else "spawn")
-    with context.Pool(num_proc, initializer=_init_worker, initargs=(config,)) as pool:
+    with _pool(num_proc, config) as pool:
         for result in pool.imap_unordered(_work, _bounded(records, slots), chunksize=8):
             slots.release()
             bar.update()
@@ -589,6 +622,109 @@ class CorpusStats:
             f"files per framework {dict(self.files)}, skipped {dict(self.skipped)},"
             f" flagged {dict(self.flags)}, {self.bytes / 1e6:.1f} MB"
         )
+
+    def merge(self, other: CorpusStats) -> None:
+        self.files.update(other.files)
+        self.skipped.update(other.skipped)
+        self.flags.update(other.flags)
+        self.bytes += other.bytes
+
+
+@dataclass
+class CorpusCounts:
+    """The sums over some files, per framework: bare-name counts, resolved calls, files per call.
+
+    A worker folds a chunk of files into one of these and the main process merges them: a few
+    hundred names per chunk cross the process boundary instead of a result per file, so the main
+    process stays nearly idle and the workers have the cores.
+    """
+
+    bare: dict[str, Counter[str]] = field(default_factory=dict)
+    calls: dict[str, Counter[str]] = field(default_factory=dict)
+    files: dict[str, Counter[str]] = field(default_factory=dict)
+    stats: CorpusStats = field(default_factory=CorpusStats)
+    counted: int = 0  # records seen, skipped ones included
+
+    def add(self, result: FileResult, config: CountConfig) -> None:
+        """Fold one file in: its calls count for the counted frameworks it imports, by their owner."""
+        self.counted += 1
+        self.stats.flags.update(result.flags)
+        if result.skipped:
+            self.stats.skipped[result.skipped] += 1
+            return
+        self.stats.bytes += result.size
+        qualified = config.api.qualified
+        for fw in result.frameworks:
+            if fw not in config.frameworks:
+                continue
+            self.stats.files[fw] += 1
+            self.bare.setdefault(fw, Counter()).update(result.bare)
+            calls, files = self.calls.setdefault(fw, Counter()), self.files.setdefault(fw, Counter())
+            for name, n in result.calls.items():
+                if qualified.get(name) == fw:
+                    calls[name] += n
+                    files[name] += 1
+
+    def merge(self, other: CorpusCounts) -> None:
+        self.counted += other.counted
+        self.stats.merge(other.stats)
+        for mine, theirs in ((self.bare, other.bare), (self.calls, other.calls), (self.files, other.files)):
+            for fw, counter in theirs.items():
+                mine.setdefault(fw, Counter()).update(counter)
+
+
+def _chunks(records: Iterable[Record], size: int) -> Iterator[list[Record]]:
+    chunk: list[Record] = []
+    for record in records:
+        chunk.append(record)
+        if len(chunk) == size:
+            yield chunk
+            chunk = []
+    if chunk:
+        yield chunk
+
+
+def _work_chunk(records: list[Record]) -> CorpusCounts:
+    assert _WORKER_CONFIG is not None
+    counts = CorpusCounts()
+    for record in records:
+        counts.add(count_record(record, _WORKER_CONFIG), _WORKER_CONFIG)
+    return counts
+
+
+def count_corpus(
+    records: Iterable[Record],
+    config: CountConfig,
+    *,
+    num_proc: int = 1,
+    progress: bool = False,
+    chunk_files: int = 16,
+) -> CorpusCounts:
+    """Count a corpus streamed from ``records`` in ``num_proc`` processes, memory bounded.
+
+    Records are sent in chunks of ``chunk_files``; at most ``4 * num_proc`` chunks are in flight (read
+    from the stream but not yet counted), so the corpus is never held whole, and each worker sends
+    back one ``CorpusCounts`` per chunk.
+    """
+    from tqdm import tqdm
+
+    total = CorpusCounts()
+    bar = tqdm(desc="counting", unit="file", disable=not progress, mininterval=1.0)
+    if num_proc <= 1:
+        _init_worker(config)
+        for record in records:
+            total.add(_work(record), config)
+            bar.update()
+        bar.close()
+        return total
+    slots = threading.Semaphore(num_proc * 4)
+    with _pool(num_proc, config) as pool:
+        for partial in pool.imap_unordered(_work_chunk, _bounded(_chunks(records, chunk_files), slots)):
+            slots.release()
+            total.merge(partial)
+            bar.update(partial.counted)
+    bar.close()
+    return total
 
 
 def count_frequencies(
@@ -618,25 +754,12 @@ def count_frequencies(
     api_frame = api_frame[api_frame["framework"].isin(frameworks)]
     index = ApiIndex.from_frame(api_frame, kinds)
     config = CountConfig(index, frameworks, max_bytes, syntax_errors)
-    stats = stats if stats is not None else CorpusStats()
-    bare: dict[str, Counter[str]] = {fw: Counter() for fw in frameworks}
-    calls: dict[str, Counter[str]] = {fw: Counter() for fw in frameworks}
-    files: dict[str, Counter[str]] = {fw: Counter() for fw in frameworks}
-    for result in count_files(source, config, num_proc=num_proc, progress=progress):
-        stats.flags.update(result.flags)
-        if result.skipped:
-            stats.skipped[result.skipped] += 1
-            continue
-        stats.bytes += result.size
-        for fw in result.frameworks:
-            if fw not in bare:
-                continue
-            stats.files[fw] += 1
-            bare[fw].update(result.bare)
-            for qualified, n in result.calls.items():
-                if index.qualified.get(qualified) == fw:
-                    calls[fw][qualified] += n
-                    files[fw][qualified] += 1
+    counts = count_corpus(source, config, num_proc=num_proc, progress=progress)
+    if stats is not None:
+        stats.merge(counts.stats)
+    stats = counts.stats
+    tables = (counts.bare, counts.calls, counts.files)
+    bare, calls, files = ({fw: table.get(fw, Counter()) for fw in frameworks} for table in tables)
     log.info("counted %s: %s", corpus, stats.summary())
 
     rows = []

@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from portability_data.aggregate import _plain, _ratio_shares, summary_tables, to_markdown
+from portability_data.aggregate import plain_frame, ratio_shares, summary_tables, to_markdown
 from portability_data.atomic import atomic_write_bytes
 from portability_data.tableio import read_table
 
@@ -155,16 +155,16 @@ class Inputs:
 
 def load_inputs(data_dir: Path) -> Inputs:
     """Read what the report needs from data_dir; results and cases are optional."""
-    outcomes = _plain(read_table("outcomes", data_dir / "outcomes"))
-    latencies = _plain(read_table("latencies", data_dir / "latencies"))
-    samples = _plain(read_table("samples", data_dir / "samples"))
+    outcomes = plain_frame(read_table("outcomes", data_dir / "outcomes"))
+    latencies = plain_frame(read_table("latencies", data_dir / "latencies"))
+    samples = plain_frame(read_table("samples", data_dir / "samples"))
     results = None
     if (data_dir / "results").exists():
         frame = read_table("results", data_dir / "results")
         keep = [*SETTING_KEYS, "function", "outcome", "failure_category"]
-        results = _plain(frame[keep])
+        results = plain_frame(frame[keep])
     cases_path = data_dir / "cases" / "cases.parquet"
-    cases = _plain(read_table("cases", cases_path)) if cases_path.exists() else None
+    cases = plain_frame(read_table("cases", cases_path)) if cases_path.exists() else None
     return Inputs(outcomes, latencies, results, samples, cases)
 
 
@@ -761,6 +761,34 @@ def _setting_order(frame: pd.DataFrame) -> list[str]:
     return sorted(seen, key=lambda s: seen[s], reverse=True)  # barh draws bottom-up: first on top
 
 
+def _stacked_bars(
+    ax: Any,
+    labels: list[str],
+    segments: list[tuple[str, np.ndarray, tuple[str, str]]],
+    min_label: float | None = None,
+) -> np.ndarray:
+    """Horizontal bars stacked left to right, one (legend label, values, (colour, hatch)) segment at
+    a time; a segment at least ``min_label`` wide shows its value. Returns the bars' right ends."""
+    left = np.zeros(len(labels))
+    for label, values, (colour, hatch) in segments:
+        ax.barh(
+            labels,
+            values,
+            left=left,
+            color=colour,
+            hatch=hatch,
+            edgecolor="white",
+            linewidth=0.5,
+            label=label,
+        )
+        if min_label is not None:
+            for y, (x0, v) in enumerate(zip(left, values)):
+                if v >= min_label:
+                    ax.text(x0 + v / 2, y, f"{v:.0f}", ha="center", va="center", fontsize=7, bbox=LABEL_BOX)
+        left = left + values
+    return left
+
+
 def fig_outcome_shares(shares: pd.DataFrame) -> bytes | None:
     """Stacked bars of outcome shares per setting with a known outcome (others: all unknown, in the table)."""
     known = _known_only(shares)
@@ -771,32 +799,15 @@ def fig_outcome_shares(shares: pd.DataFrame) -> bytes | None:
     order = _setting_order(frame)
     frame = frame.set_index("setting").loc[order]
     fig, ax = plt.subplots(figsize=(9, 0.35 * len(frame) + 1.6))
-    left = np.zeros(len(frame))
-    for outcome in KNOWN:
-        values = frame[f"pct_{outcome}"].fillna(0).to_numpy(dtype=float)
-        colour, hatch = OUTCOME_STYLE[outcome]
-        ax.barh(
-            order,
-            values,
-            left=left,
-            color=colour,
-            hatch=hatch,
-            edgecolor="white",
-            linewidth=0.5,
-            label=outcome.replace("_", " "),
+    segments = [
+        (
+            outcome.replace("_", " "),
+            frame[f"pct_{outcome}"].fillna(0).to_numpy(dtype=float),
+            OUTCOME_STYLE[outcome],
         )
-        for y, (x0, v) in enumerate(zip(left, values)):
-            if v >= 6:
-                ax.text(
-                    x0 + v / 2,
-                    y,
-                    f"{v:.0f}",
-                    ha="center",
-                    va="center",
-                    fontsize=7,
-                    bbox=LABEL_BOX,
-                )
-        left += values
+        for outcome in KNOWN
+    ]
+    _stacked_bars(ax, order, segments, min_label=6)
     for y, n in enumerate(frame["n_known"]):
         ax.text(101, y, f"n={n}", va="center", fontsize=7)
     ax.set_xlim(0, 100)
@@ -908,21 +919,16 @@ def fig_failure_categories(table: pd.DataFrame) -> bytes | None:
         set(counts.columns) - set(CATEGORY_ORDER)
     )
     fig, ax = plt.subplots(figsize=(9, 0.4 * len(order) + 1.8))
-    left = np.zeros(len(order))
     hatches = ["", "//", "..", "xx", "\\\\", "++", "--"]
-    for i, category in enumerate(categories):
-        values = counts[category].to_numpy(dtype=float)
-        ax.barh(
-            order,
-            values,
-            left=left,
-            color=PALETTE[i % len(PALETTE)],
-            hatch=hatches[i % len(hatches)],
-            edgecolor="white",
-            linewidth=0.5,
-            label=category.replace("_", " "),
+    segments = [
+        (
+            category.replace("_", " "),
+            counts[category].to_numpy(dtype=float),
+            (PALETTE[i % len(PALETTE)], hatches[i % len(hatches)]),
         )
-        left += values
+        for i, category in enumerate(categories)
+    ]
+    left = _stacked_bars(ax, order, segments)
     for y, total in enumerate(left):
         ax.text(total + 0.3, y, f"{total:.0f}", va="center", fontsize=7)
     ax.set_xlim(0, max(float(left.max()), 1.0) * 1.08 + 1)
@@ -1143,26 +1149,12 @@ def fig_then_now_outcomes(summary: pd.DataFrame) -> bytes | None:
     frame = summary.iloc[::-1].reset_index(drop=True)
     labels = [f"{now}\n  vs {then}" for now, then in zip(frame["now_setting"], frame["then_setting"])]
     fig, ax = plt.subplots(figsize=(9.5, 0.6 * len(frame) + 1.8))
-    left = np.zeros(len(frame))
-    for change in CHANGE_ORDER:
-        values = frame[change].to_numpy(dtype=float)
-        if not values.any():
-            continue
-        colour, hatch = CHANGE_STYLE[change]
-        ax.barh(
-            labels,
-            values,
-            left=left,
-            color=colour,
-            hatch=hatch,
-            edgecolor="white",
-            linewidth=0.5,
-            label=change.replace("_", " "),
-        )
-        for yy, (x0, v) in enumerate(zip(left, values)):
-            if v >= 3:
-                ax.text(x0 + v / 2, yy, f"{v:.0f}", ha="center", va="center", fontsize=7, bbox=LABEL_BOX)
-        left += values
+    segments = [
+        (change.replace("_", " "), frame[change].to_numpy(dtype=float), CHANGE_STYLE[change])
+        for change in CHANGE_ORDER
+        if frame[change].to_numpy(dtype=float).any()
+    ]
+    _stacked_bars(ax, labels, segments, min_label=3)
     ax.set_xlabel("functions")
     ax.set_title("Then and now: the study's 2023 outcome vs a newer run, per function (same device type)")
     ax.legend(
@@ -1458,7 +1450,7 @@ def build(inputs: Inputs) -> tuple[list[Section], dict[str, pd.DataFrame], dict[
 
     by_function = summary["latency_by_function"]
     cross_functions = _matching(by_function, cross)
-    gen_shares = _ratio_shares(generations, pair_keys) if len(generations) else pd.DataFrame()
+    gen_shares = ratio_shares(generations, pair_keys) if len(generations) else pd.DataFrame()
     changes, moves = then_now(inputs, primary)
     modes = mode_pairs(latencies)
     tables: dict[str, pd.DataFrame] = {
