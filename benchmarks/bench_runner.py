@@ -7,7 +7,11 @@
    study's way: the framework imported again for every test file).
 
 Usage: python benchmarks/bench_runner.py [--framework torch] [--cases ID ...] [--rounds 3]
-Prints a table and writes benchmarks/results/bench_runner.json. Timings are wall-clock medians.
+    [--per-case-rounds 1]
+Prints a table and writes benchmarks/results/bench_runner_<framework>.json. Timings are wall-clock
+medians; plain pytest and the runner alternate round by round, so a slow spell of a shared machine hits both
+alike. The one-process-per-case baseline is an order of magnitude slower and is timed
+``--per-case-rounds`` times (default once).
 """
 
 from __future__ import annotations
@@ -92,6 +96,7 @@ def main() -> None:
     parser.add_argument("--framework", default="torch")
     parser.add_argument("--cases", nargs="*", help="case ids (default: every active case of the framework)")
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--per-case-rounds", type=int, default=1)
     args = parser.parse_args()
     rows = [r for r in load_rows(REPO / "cases", REPO, (args.framework,)) if r["status"] == "active"]
     if args.cases:
@@ -100,17 +105,20 @@ def main() -> None:
     ids = tuple(r["case_id"] for r in rows)
     measured: dict[str, list[float]] = {"plain_pytest": [], "runner": [], "process_per_case": []}
     subtests = 0
-    for _ in range(args.rounds):  # interleaved, so drift of the machine hits all three alike
+    for round_ in range(args.rounds):  # interleaved, so drift of the machine hits all alike
         measured["plain_pytest"].append(plain_pytest(files))
         elapsed, subtests = runner(args.framework, ids)
         measured["runner"].append(elapsed)
-        measured["process_per_case"].append(process_per_case(files))
+        if round_ < args.per_case_rounds:
+            measured["process_per_case"].append(process_per_case(files))
     median = {k: statistics.median(v) for k, v in measured.items()}
     result = {
         "framework": args.framework,
         "case_files": len(files),
         "subtests": subtests,
         "rounds": args.rounds,
+        "per_case_rounds": min(args.per_case_rounds, args.rounds),
+        "seconds": measured,
         "median_s": median,
         "runner_overhead_vs_plain_pytest": median["runner"] / median["plain_pytest"] - 1,
         "runner_overhead_ms_per_subtest": (median["runner"] - median["plain_pytest"])
@@ -118,7 +126,7 @@ def main() -> None:
         / max(subtests, 1),
         "process_per_case_vs_runner": median["process_per_case"] / median["runner"],
     }
-    out = REPO / "benchmarks" / "results" / "bench_runner.json"
+    out = REPO / "benchmarks" / "results" / f"bench_runner_{args.framework}.json"
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(result, indent=2) + "\n")
     print(f"{args.framework}: {len(files)} case files, {subtests} subtests, median of {args.rounds} rounds")

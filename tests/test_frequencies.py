@@ -126,6 +126,21 @@ def test_resolution_through_imports(index: freq.ApiIndex) -> None:
     assert bare["reshape"] == 1
 
 
+def test_resolution_of_spaced_chains_call_results_and_strings(index: freq.ApiIndex) -> None:
+    source = (
+        b"import torch\nimport torch.nn as nn\n"
+        b"m = nn . Linear (3)\n"  # spaces around the dots and before the paren
+        b"y = torch.zeros(2).sum()\n"  # .sum continues a call's result: no torch.sum
+        b"z = (torch).ones(1)\n"  # not a dotted chain from the import
+        b"s = 'torch.randn(1)'  # torch.randn(2)\n"  # text in a string and a comment
+        b"w = torch.\\\n    randn(3)\n"  # a chain across lines: not resolved (a known gap)
+    )
+    bare, calls, _ = freq.count_source(source, index)
+    assert calls == Counter({"torch.nn.Linear": 1, "torch.zeros": 1})
+    assert bare == freq.study_bare_counts(source, names_of(index))
+    assert bare["sum"] == 1 and bare["randn"] == 1 and bare["ones"] == 1
+
+
 def test_python2_and_broken_files_are_counted_and_flagged(index: freq.ApiIndex) -> None:
     bare, calls, flags = freq.count_source(fixture("python2_file.py"), index)
     assert "python2" in flags
