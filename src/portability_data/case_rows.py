@@ -44,6 +44,9 @@ class CaseRowError(ValueError):
         super().__init__("\n".join(lines))
 
 
+# libyaml's safe loader where PyYAML was built with it (ten times faster: a run reads every row).
+_SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
 def slug_of(function: str) -> str:
     """cases/<fw>/<slug>.yaml: the qualified name without its framework prefix, dots as '_'."""
     for prefix in ("tensorflow.", "tf.", "torch.", "jax."):
@@ -76,7 +79,7 @@ def parse_row(path: Path, repo_root: Path) -> tuple[dict[str, Any] | None, list[
             )
         ]
     try:
-        row = yaml.safe_load(path.read_text(encoding="utf-8"))
+        row = yaml.load(path.read_text(encoding="utf-8"), Loader=_SAFE_LOADER)
     except (yaml.YAMLError, UnicodeDecodeError) as exc:
         return None, [
             RowProblem(

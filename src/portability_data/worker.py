@@ -83,6 +83,9 @@ def main() -> int:
     return 0
 
 
+_OUTSIDE_CASES: dict[str, int] = {}  # module name -> id of a module object known not to be a case's
+
+
 def _forget_case_modules(rootdir: str) -> None:
     """Drop case modules (and conftests) of earlier requests, so every repeat imports its case file
     afresh: a module whose import failed must fail again, not come back half-initialised."""
@@ -95,9 +98,13 @@ def _forget_case_modules(rootdir: str) -> None:
         }
     )
     for name, module in list(sys.modules.items()):
+        if _OUTSIDE_CASES.get(name) == id(module):
+            continue
         path = getattr(module, "__file__", None) or ""
         if path and os.path.abspath(path).startswith(cases):
             del sys.modules[name]
+        else:
+            _OUTSIDE_CASES[name] = id(module)
 
 
 def _framework_version(framework: str) -> str:
