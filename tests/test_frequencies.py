@@ -32,6 +32,7 @@ def fixture_dir(tmp_path: Path) -> Path:
         (folder / path.name.removesuffix(".txt")).write_bytes(path.read_bytes())
     return folder
 
+
 # A small api table: enough names to exercise every rule, fast to index.
 _API = [
     ("torch", "torch", "zeros", "function"),

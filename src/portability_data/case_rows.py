@@ -47,6 +47,7 @@ class CaseRowError(ValueError):
 # libyaml's safe loader where PyYAML was built with it (ten times faster: a run reads every row).
 _SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
+
 def slug_of(function: str) -> str:
     """cases/<fw>/<slug>.yaml: the qualified name without its framework prefix, dots as '_'."""
     for prefix in ("tensorflow.", "tf.", "torch.", "jax."):
