@@ -8,8 +8,9 @@ Measured on the same files (read into memory first, so the disk is out of the pi
 (c) a bare tree-sitter parse of every file, the floor for any tree-based counter;
 and the speed-up of the stage's streaming counter (``count_corpus``: read each file from disk, filter
 by the study's import regex, count, sum) on 2 processes over 1, pool start-up included, beside
-(d) the same ratio for a bare parse split in two halves (no reading, filtering or summing): the
-ceiling of this machine at the time, which a shared VM puts well below 2.
+(d) the same ratio for a bare parse split in two halves (no reading, filtering or summing): a rough
+reading of what this machine allows at the time, which a shared VM puts well below 2 (the halves
+are split by file count, not size, so on an uneven corpus it can read below the counter itself).
 Targets: (a) >= 4x (b); (a) >= 50% of (c); 2 cores >= 1.7x one core (read beside (d)).
 
 Usage: python benchmarks/bench_frequencies.py [--api data/api] [--path DIR|PARQUET] [--rounds 5] [--out JSON]
@@ -72,8 +73,8 @@ def _parse_part(part: int) -> None:
 
 
 def parse_on_two(sources: list[bytes]) -> float:
-    """Wall time of a bare parse of every file split over 2 forked processes, pool start included:
-    the best 2-process speed-up any counter built on the parser can reach on this machine now."""
+    """Wall time of a bare parse of every file split over 2 forked processes (alternate files),
+    pool start included: a rough reading of the 2-process speed-up this machine allows now."""
     import multiprocessing
 
     _PARTS[:] = sources  # inherited by the forked workers, not sent

@@ -709,14 +709,11 @@ def count_corpus(
     from tqdm import tqdm
 
     total = CorpusCounts()
-    bar = tqdm(desc="counting", unit="file", disable=not progress, mininterval=1.0)
     if num_proc <= 1:
-        _init_worker(config)
-        for record in records:
-            total.add(_work(record), config)
-            bar.update()
-        bar.close()
+        for result in count_files(records, config, progress=progress):
+            total.add(result, config)
         return total
+    bar = tqdm(desc="counting", unit="file", disable=not progress, mininterval=1.0)
     slots = threading.Semaphore(num_proc * 4)
     with _pool(num_proc, config) as pool:
         for partial in pool.imap_unordered(_work_chunk, _bounded(_chunks(records, chunk_files), slots)):
