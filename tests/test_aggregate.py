@@ -438,3 +438,71 @@ def test_markdown_has_every_table() -> None:
         assert f"## {name}" in text
     assert "| source | framework |" in text and "more rows" in text
     assert "(no rows)" in to_markdown({"empty": pd.DataFrame()})
+
+
+def _run_row(run_id: str, started: str, harness: str | None, cases: dict[str, str] | None) -> dict[str, Any]:
+    import json
+
+    return {
+        "run_id": run_id, "source": "portability", "framework": "torch", "framework_version": "2.0",
+        "device": "gpu", "device_model": "T4", "mode": "eager", "repeats": 1,
+        "started_at": pd.Timestamp(started, tz="UTC"), "harness_digest": harness,
+        "case_digests": None if cases is None else json.dumps(cases),
+    }
+
+
+def test_newest_harness_and_case_files_supersede_older_runs() -> None:
+    from portability_data.aggregate import supersede
+
+    results = frame([
+        row("t1", "failed", run_id="old"),  # made before digests: superseded
+        row("t1", "passed", [1.0], run_id="new"),
+        row("t1", "failed", run_id="older-case", function="torch.g"),  # another version of g's files
+        row("t1", "passed", [1.0], run_id="new", function="torch.g"),
+        row("t1", "failed", run_id="older-harness", function="torch.h"),
+        row("t1", "passed", [1.0], run_id="new", function="torch.h"),
+        row("t2", "passed", [1.0], run_id="subset", function="torch.k"),  # only run that ran k
+    ])
+    runs = pd.DataFrame([
+        _run_row("old", "2026-01-01", None, None),
+        _run_row("older-case", "2026-01-02", "H2", {"torch.g": "g1"}),
+        _run_row("older-harness", "2026-01-03", "H1", {"torch.h": "h1"}),
+        _run_row("new", "2026-02-01", "H2", {"torch.f": "f1", "torch.g": "g2", "torch.h": "h1"}),
+        _run_row("subset", "2026-01-05", "H1", {"torch.k": "k1"}),
+    ])
+    kept, superseded = supersede(results, runs)
+    assert sorted(set(kept["run_id"])) == ["new", "subset"]
+    reasons = dict(zip(superseded["run_id"], superseded["reason"]))
+    assert reasons == {
+        "old": "made before runs recorded harness and case digests",
+        "older-case": "older case files",
+        "older-harness": "older harness",
+    }
+    assert set(superseded["superseded_by"]) == {"new"}
+    outcomes, _ = aggregate(results, runs.assign(repeats=1))
+    assert set(outcomes["outcome"]) == {"success"}
+
+
+def test_study_runs_without_digests_are_pooled_as_they_are() -> None:
+    from portability_data.aggregate import supersede
+
+    results = frame([row("t1", run_id="a"), row("t1", run_id="b", repeat=0, test_id="x::t1")])
+    runs = pd.DataFrame([_run_row("a", "2023-01-01", None, None), _run_row("b", "2023-01-02", None, None)])
+    kept, superseded = supersede(results, runs)
+    assert len(kept) == 2 and superseded.empty
+
+
+def test_compiled_counts_only_subtests_that_really_compiled() -> None:
+    rows = [
+        {**row("t1", "passed", [1.0]), "mode": "compiled", "execution": "compiled"},
+        {**row("t2", "failed"), "mode": "compiled", "execution": "graph_breaks"},
+        {**row("t3", "passed", [1.0]), "mode": "compiled", "execution": "not_routed"},
+        {**row("u1", "passed", [1.0], function="torch.u"), "mode": "compiled", "execution": "eager_fallback"},
+    ]
+    outcomes, latencies = aggregate(frame(rows))
+    f = outcomes[outcomes["function"] == "torch.f"].iloc[0]
+    assert (f["outcome"], f["n_subtests"], f["n_not_compiled"]) == ("success", 1, 2)
+    u = outcomes[outcomes["function"] == "torch.u"].iloc[0]
+    assert (u["outcome"], u["n_subtests"], u["n_not_compiled"]) == ("not_compiled", 0, 1)
+    assert set(latencies["function"]) == {"torch.f"}
+    assert latencies.iloc[0]["n_subtests"] == 1

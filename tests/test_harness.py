@@ -9,7 +9,7 @@ import textwrap
 
 import pytest
 
-from portability_data.harness import DevicePlacementError, Timer, TorchBackend
+from portability_data.harness import DevicePlacementError, Timer, TorchBackend, subtest_execution
 
 
 def test_torch_output_on_another_device_is_caught() -> None:
@@ -127,7 +127,8 @@ def test_wrong_device_fails_the_subtest_in_a_run(case_repo) -> None:
     )
 
 
-def test_compiled_mode_never_mixes_targets_and_never_falls_back_silently() -> None:
+def test_compiled_mode_never_mixes_targets_and_really_compiles() -> None:
+    """Each target compiles apart, through dynamo as one graph (fullgraph): execution 'compiled'."""
     import torch
 
     backend = TorchBackend("cpu")
@@ -151,4 +152,185 @@ def test_compiled_mode_never_mixes_targets_and_never_falls_back_silently() -> No
         torch.complex64,
     ):
         timer(torch.neg, torch.ones(3, dtype=dtype))  # more dtypes than the default recompile limit
-    assert torch._dynamo.config.fail_on_recompile_limit_hit
+    assert set(timer.executions) == {"compiled"}
+    assert sum(timer.graph_breaks.values()) == 0
+    assert subtest_execution("compiled", timer.executions) == "compiled"
+
+
+def _prints_between(x):  # a graph break dynamo cannot trace through
+    y = x.sin()
+    print("side effect")
+    return y.cos()
+
+
+def test_graph_break_is_detected_and_counted_not_called_compiled() -> None:
+    import torch
+
+    backend = TorchBackend("cpu")
+    backend.start_test("compiled")
+    timer = Timer(backend, "compiled", warmup=1)
+    out = timer(_prints_between, torch.ones(3))
+    assert torch.allclose(out, torch.ones(3).sin().cos())
+    assert timer.executions == ["graph_breaks"]
+    assert sum(timer.graph_breaks.values()) >= 1
+    assert subtest_execution("compiled", [*timer.executions, "compiled"]) == "graph_breaks"
+
+
+def test_eager_fallback_is_detected() -> None:
+    """dynamo makes no graph for sparse tensors and runs them eagerly, saying nothing."""
+    import torch
+
+    backend = TorchBackend("cpu")
+    backend.start_test("compiled")
+    timer = Timer(backend, "compiled", warmup=1)
+    out = timer(torch.log1p, torch.eye(3).to_sparse())
+    assert out.is_sparse
+    assert timer.executions == ["eager_fallback"]
+
+
+def test_region_is_not_routed_in_compiled_mode_and_no_timed_call_is_not_routed() -> None:
+    import torch
+
+    timer = Timer(TorchBackend("cpu"), "compiled", warmup=0)
+    with timer.region() as region:
+        region.result = torch.zeros(3)
+    assert timer.executions == ["not_routed"]
+    assert subtest_execution("compiled", []) == "not_routed"
+    assert subtest_execution("eager", []) == "eager"
+    eager = Timer(TorchBackend("cpu"), "eager", warmup=0)
+    with eager.region() as region:
+        region.result = torch.zeros(3)
+    eager(torch.neg, torch.ones(2))
+    assert eager.executions == ["eager", "eager"]
+
+
+@pytest.mark.parametrize(
+    ("function", "args", "kwargs"),
+    [
+        ("binary_cross_entropy_with_logits", ((3,), (4,)), {}),  # target and input sizes differ
+        ("dropout", ((3,),), {"p": 1.5}),  # probability outside [0, 1]
+        ("batch_norm", ((1, 3), (4,), (4,)), {"training": False}),  # running stats of another size
+    ],
+)
+def test_a_documented_rejection_is_the_functions_exception_in_compiled_mode(function, args, kwargs) -> None:
+    """dynamo wraps what the op raised on fake tensors in TorchRuntimeError; the case must see
+    the op's own ValueError/RuntimeError, as in eager mode, and the call still counts as compiled."""
+    import torch
+    import torch.nn.functional as F
+
+    fn = getattr(F, function)
+    tensors = [torch.ones(shape) for shape in args]
+    with pytest.raises(Exception) as eager_error:
+        fn(*tensors, **kwargs)
+    backend = TorchBackend("cpu")
+    backend.start_test("compiled")
+    timer = Timer(backend, "compiled", warmup=1)
+    with pytest.raises(eager_error.type) as compiled_error:
+        timer(fn, *tensors, **kwargs)
+    assert type(compiled_error.value).__module__ == "builtins"
+    assert timer.executions == ["compiled"]
+
+
+def test_a_dynamo_limit_is_not_unwrapped() -> None:
+    """A graph break is dynamo's own limit: no inner exception of the function to re-raise."""
+    import torch
+    from torch._dynamo import exc as dynamo_exc
+
+    with pytest.raises(dynamo_exc.Unsupported):
+        torch.compile(_prints_between, fullgraph=True)(torch.ones(2))
+
+
+def test_jax_jit_cannot_fall_back() -> None:
+    """jax.jit traces the whole function or raises: Python control flow on a traced value raises."""
+    out = _run_isolated(
+        """
+        import jax, jax.numpy as jnp
+        from portability_data.harness import JaxBackend, Timer
+        timer = Timer(JaxBackend("cpu"), "compiled", warmup=1)
+        assert float(timer(jnp.sum, jnp.ones(3))) == 3.0
+        def branchy(x):
+            return x if x.sum() > 0 else -x
+        try:
+            timer(branchy, jnp.ones(3))
+            print("ran")
+        except jax.errors.TracerBoolConversionError:
+            print("raised", timer.executions)
+    """,
+        {},
+    )
+    assert "raised ['compiled', 'compiled']" in out.stdout, out.stdout + out.stderr
+
+
+def test_tensorflow_jit_compile_cannot_fall_back() -> None:
+    """tf.function(jit_compile=True) compiles with XLA or raises: an op without an XLA kernel
+    (tf.strings.as_string) raises instead of running on the host."""
+    out = _run_isolated(
+        """
+        import tensorflow as tf
+        from portability_data.harness import TensorFlowBackend, Timer
+        timer = Timer(TensorFlowBackend("cpu"), "compiled", warmup=1)
+        assert float(timer(tf.reduce_sum, tf.ones(3))) == 3.0
+        try:
+            timer(tf.strings.as_string, tf.ones(3))
+            print("ran")
+        except (tf.errors.InvalidArgumentError, tf.errors.UnimplementedError) as exc:
+            print("raised", type(exc).__name__, timer.executions)
+    """,
+        {"TF_CPP_MIN_LOG_LEVEL": "3"},
+    )
+    assert "raised" in out.stdout and "['compiled', 'compiled']" in out.stdout, (
+        out.stdout + out.stderr[-2000:]
+    )
+
+
+def test_execution_is_recorded_per_subtest_in_a_run(case_repo) -> None:
+    """End to end: the shard says how each subtest ran, the label taken from the framework."""
+    import pyarrow.parquet as pq
+
+    from portability_data.runner import Paths, RunSpec, run
+
+    case_repo.add(
+        "torch",
+        "executions",
+        """
+        import torch
+
+        def _breaks(x):
+            y = x.sin()
+            print("break")
+            return y.cos()
+
+        def test_whole(device, timed):
+            assert timed(torch.sin, torch.ones(3)).shape == (3,)
+
+        def test_breaks(device, timed):
+            assert timed(_breaks, torch.ones(3)).shape == (3,)
+
+        def test_region(device, timed):
+            with timed.region() as r:
+                r.result = torch.zeros(3)
+
+        def test_untimed(device):
+            assert torch.zeros(2).sum() == 0
+        """,
+    )
+    paths = Paths.under(case_repo.root)
+    for mode, expected in (
+        (
+            "compiled",
+            {
+                "test_whole": "compiled",
+                "test_breaks": "graph_breaks",
+                "test_region": "not_routed",
+                "test_untimed": "not_routed",
+            },
+        ),
+        ("eager", dict.fromkeys(("test_whole", "test_breaks", "test_region", "test_untimed"), "eager")),
+    ):
+        run_id = run(
+            RunSpec(framework="torch", device="cpu", mode=mode, repeats=1), paths, log=lambda m: None
+        )
+        rows = pq.read_table(paths.results_dir / "portability" / f"{run_id}.parquet").to_pylist()
+        assert {r["subtest"]: r["execution"] for r in rows} == expected
+        breaks = {r["subtest"]: r["graph_breaks"] for r in rows}
+        assert (breaks["test_breaks"] or 0) >= (1 if mode == "compiled" else 0)

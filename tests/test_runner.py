@@ -13,6 +13,7 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
+from portability_data import runner
 from portability_data.runner import Paths, RunError, RunSpec, run
 
 FAULTS = """
@@ -255,3 +256,75 @@ def test_a_killed_run_can_be_closed_as_partial(case_repo) -> None:
     assert run_row["timer_floor_ms"] is not None and run_row["framework_version"] != "unknown"
     with pytest.raises(RunError, match="already finished"):
         run(RunSpec(framework="torch", device="cpu"), paths, resume=run_id, log=lambda m: None)
+
+
+def test_a_failure_that_passes_alone_is_order_dependent_and_a_real_one_confirmed(case_repo) -> None:
+    """A subtest that fails only after another case left state behind (here an attribute on the
+    framework module, as TF's scalar cache leaves a +0.0) is re-run alone in a fresh worker: it
+    passes there, so it is recorded as order-dependent and not counted against the function."""
+    import pyarrow.parquet as pq
+
+    from portability_data.aggregate import aggregate
+    from portability_data.tableio import read_table
+
+    case_repo.add(
+        "torch",
+        "a_leaves_state",
+        """
+        import torch
+
+        def test_sets_state():
+            torch._portability_leftover = True
+        """,
+    )
+    case_repo.add(
+        "torch",
+        "b_sensitive",
+        """
+        import torch
+
+        def test_clean_process_only():
+            assert not hasattr(torch, "_portability_leftover"), "state left by an earlier case"
+
+        def test_always_fails():
+            assert torch.ones(2).sum().item() == 3.0
+
+        def test_passes():
+            assert torch.ones(2).sum().item() == 2.0
+        """,
+    )
+    paths = Paths.under(case_repo.root)
+    run_id = run(RunSpec(framework="torch", device="cpu", repeats=2), paths, log=lambda m: None)
+    rows = pq.read_table(paths.results_dir / "portability" / f"{run_id}.parquet").to_pylist()
+    by = {(r["subtest"], r["repeat"]): r for r in rows}
+    for repeat in (0, 1):
+        assert by[("test_clean_process_only", repeat)]["outcome"] == "failed"
+        assert by[("test_clean_process_only", repeat)]["confirmation"] == "order_dependent"
+        assert by[("test_always_fails", repeat)]["confirmation"] == "confirmed"
+        assert by[("test_passes", repeat)]["confirmation"] is None
+    outcomes, _ = aggregate(read_table("results", paths.results_dir), read_table("runs", paths.runs_dir))
+    sensitive = outcomes[outcomes["function"] == "torch.b_sensitive"].iloc[0]
+    assert sensitive["outcome"] == "partial_failure"
+    assert (sensitive["n_passed"], sensitive["n_failed"], sensitive["n_order_dependent"]) == (2, 1, 1)
+
+
+def test_runs_row_describes_the_host_and_the_code_that_ran(case_repo) -> None:
+    import json
+
+    import pyarrow.parquet as pq
+
+    from portability_data.runner import case_digests, harness_digest
+
+    case_repo.add("torch", "tiny", "def test_ok():\n    assert True\n")
+    paths = Paths.under(case_repo.root)
+    run_id = run(RunSpec(framework="torch", device="cpu", repeats=1), paths, log=lambda m: None)
+    row = pq.read_table(paths.runs_dir / "portability" / f"{run_id}.parquet").to_pylist()[0]
+    assert row["cpu_count"] >= 1 and row["memory_mb"] > 0
+    assert row["cpu_flags"] is None or set(row["cpu_flags"].split()) <= set(runner.CPU_FEATURES)
+    build = json.loads(row["build"])
+    assert "BLAS_INFO" in build["config"] and build["cpu_capability"]
+    assert row["harness_digest"] == harness_digest(paths.cases_dir)
+    assert json.loads(row["case_digests"]) == case_digests(paths, ["torch.tiny"], "torch")
+    # a changed case file changes its digest (so the older run is superseded)
+    (case_repo.root / "cases" / "torch" / "test_tiny.py").write_text("def test_ok():\n    assert 1\n")
+    assert case_digests(paths, ["torch.tiny"], "torch") != json.loads(row["case_digests"])

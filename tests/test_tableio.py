@@ -229,3 +229,22 @@ def test_a_file_of_another_table_is_refused(tmp_path: Path) -> None:
     path = write_table("api", api_frame(), tmp_path / "x.parquet")
     with pytest.raises(TableValidationError, match="holds table 'api', not 'results'"):
         read_table("results", path)
+
+
+def test_a_shard_of_an_older_schema_reads_with_the_added_columns_as_nulls(tmp_path: Path) -> None:
+    """Additive evolution: a v1 shard (before execution, confirmation, ...) is kept as it is and
+    read with the new nullable columns empty; the same columns missing from a v2 file is drift."""
+    v1_fields = [f for f in contracts.RESULTS if f.name not in contracts.ADDED_SINCE[2]["results"]]
+    v1_schema = pa.schema(v1_fields, metadata={"table": "results", "schema_version": "1"})
+    v1 = pa.Table.from_pylist([result_row()], schema=v1_schema)
+    pq.write_table(v1, tmp_path / "old.parquet")
+    frame = read_table("results", tmp_path / "old.parquet")
+    assert list(frame.columns) == contracts.RESULTS.names
+    assert frame["execution"].isna().all() and frame["confirmation"].isna().all()
+    assert frame["test_id"].tolist() == ["cases/torch/test_add.py::test_a"]
+
+    v2_missing = pa.Table.from_pylist([result_row()], schema=v1_schema.with_metadata(
+        {"table": "results", "schema_version": "2"}))
+    pq.write_table(v2_missing, tmp_path / "drift.parquet")
+    with pytest.raises(TableValidationError, match="'execution': missing column"):
+        read_table("results", tmp_path / "drift.parquet")

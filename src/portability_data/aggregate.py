@@ -28,6 +28,16 @@ Outcomes (METHOD.md section 6, contract `outcomes`):
   table. Evidence wins: a removed case whose subtests did run keeps its measured outcome.
 - dominant_failure_category: the most frequent category over failed subtests (each failed
   subtest votes with its own most frequent category; ties by name); null without failures.
+- Order dependence: a failing row whose subtest passed when re-run alone in a fresh worker
+  (results.confirmation = order_dependent) is not the framework's failure: it counts as passed,
+  and n_order_dependent says how many subtests of the group were so.
+- Compiled means compiled: in compiled mode a subtest counts only if every timed call of it went
+  through the compiler whole (results.execution = compiled, or null in shards that predate the
+  column); subtests with graph breaks, an eager fallback or code the harness did not route are
+  left out and counted in n_not_compiled. A group with none left is `not_compiled`.
+- Supersession (`supersede`): for each setting (source, framework, version, device, model, mode)
+  and case, only rows of runs made with the newest harness and the newest version of the case's
+  files are pooled; older runs stay in the dataset and the report names them.
 
 Latencies (METHOD.md section 6, the published tables' procedure, contract `latencies`):
 1. per device, a subtest is dropped if it has no passing result: kept are subtests with a row
@@ -94,6 +104,8 @@ class Subtest:
     outcomes: list[str] = field(default_factory=list)
     categories: list[str | None] = field(default_factory=list)
     ops: dict[tuple[str, int], list[float]] = field(default_factory=dict)
+    order_dependent: bool = False  # a failing row passed alone in a fresh worker
+    not_compiled: bool = False  # compiled mode, but some row did not really compile
 
     def status(self) -> str:
         """failed / passed / unknown / harness / skipped, per the module rule."""
@@ -111,8 +123,10 @@ class Subtest:
 
     def has_passing_result(self) -> bool:
         """The study's latency filter: kept unless no row passed (unknown and harness rows keep it)."""
-        return any(o in ("passed", "unknown") or (o in FAILING and c == "harness")
-                   for o, c in zip(self.outcomes, self.categories))
+        return any(
+            o in ("passed", "unknown") or (o in FAILING and c == "harness")
+            for o, c in zip(self.outcomes, self.categories)
+        )
 
     def dominant_category(self) -> str | None:
         pairs = zip(self.outcomes, self.categories)
@@ -138,9 +152,19 @@ def _mode(values: Iterable[str]) -> str | None:
 
 def collect_subtests(results: pd.DataFrame) -> dict[tuple, dict[tuple[str, str], Subtest]]:
     """group key (GROUP columns) -> (case_id, subtest) -> Subtest, from results rows."""
-    needed = (*GROUP, "case_id", "subtest", "run_id", "repeat", "outcome", "failure_category",
-              "op_latencies_ms")
+    needed = (
+        *GROUP,
+        "case_id",
+        "subtest",
+        "run_id",
+        "repeat",
+        "outcome",
+        "failure_category",
+        "op_latencies_ms",
+    )
     columns = {name: _values(results[name]) for name in needed}
+    for optional in ("execution", "confirmation"):  # absent from frames built before schema 2
+        columns[optional] = _values(results[optional]) if optional in results else [None] * len(results)
     groups: dict[tuple, dict[tuple[str, str], Subtest]] = defaultdict(dict)
     for i in range(len(results)):
         group = tuple(columns[name][i] for name in GROUP)
@@ -148,8 +172,14 @@ def collect_subtests(results: pd.DataFrame) -> dict[tuple, dict[tuple[str, str],
         subtest = groups[group].get(key)
         if subtest is None:
             subtest = groups[group][key] = Subtest()
-        subtest.outcomes.append(columns["outcome"][i])
-        subtest.categories.append(columns["failure_category"][i])
+        outcome, category = columns["outcome"][i], columns["failure_category"][i]
+        if columns["confirmation"][i] == "order_dependent" and outcome in FAILING:
+            subtest.order_dependent = True
+            outcome, category = "passed", None
+        if columns["mode"][i] == "compiled" and columns["execution"][i] not in (None, "compiled"):
+            subtest.not_compiled = True
+        subtest.outcomes.append(outcome)
+        subtest.categories.append(category)
         slot = (columns["run_id"][i], int(columns["repeat"][i]))
         subtest.ops.setdefault(slot, [])
         subtest.ops[slot] = subtest.ops[slot] + [float(v) for v in (columns["op_latencies_ms"][i] or [])]
@@ -181,21 +211,28 @@ def compute_outcomes(
     groups: dict[tuple, dict[tuple[str, str], Subtest]], unavailable_groups: set[tuple] | None = None
 ) -> pd.DataFrame:
     rows = []
-    for group, subtests in sorted(groups.items()):
+    for group, all_subtests in sorted(groups.items()):
+        subtests = {k: s for k, s in all_subtests.items() if not s.not_compiled}
         statuses = Counter(s.status() for s in subtests.values())
         failed = [s.dominant_category() for s in subtests.values() if s.status() == "failed"]
         outcome = function_outcome(statuses)
+        if not subtests and all_subtests:
+            outcome = "not_compiled"
         if unavailable_groups and group in unavailable_groups:
             outcome = "unavailable"
-        rows.append({
-            **dict(zip(GROUP, group)),
-            "outcome": outcome,
-            "n_subtests": statuses["passed"] + statuses["failed"] + statuses["unknown"],
-            "n_passed": statuses["passed"],
-            "n_failed": statuses["failed"],
-            "n_skipped": statuses["skipped"],
-            "dominant_failure_category": _mode(c for c in failed if c),
-        })
+        rows.append(
+            {
+                **dict(zip(GROUP, group)),
+                "outcome": outcome,
+                "n_subtests": statuses["passed"] + statuses["failed"] + statuses["unknown"],
+                "n_passed": statuses["passed"],
+                "n_failed": statuses["failed"],
+                "n_skipped": statuses["skipped"],
+                "dominant_failure_category": _mode(c for c in failed if c),
+                "n_order_dependent": sum(s.order_dependent for s in subtests.values()),
+                "n_not_compiled": len(all_subtests) - len(subtests),
+            }
+        )
     return _typed(OUTCOMES, rows)
 
 
@@ -227,8 +264,11 @@ def compute_latencies(
 ) -> pd.DataFrame:
     usable: dict[tuple, dict[tuple[str, str], SubtestLatency]] = {}
     for group, subtests in groups.items():
-        kept = {key: _subtest_latency(s.pooled()) for key, s in subtests.items()
-                if s.has_passing_result() and s.timed_in_every_run(repeats)}
+        kept = {
+            key: _subtest_latency(s.pooled())
+            for key, s in subtests.items()
+            if not s.not_compiled and s.has_passing_result() and s.timed_in_every_run(repeats)
+        }
         if kept:
             usable[group] = kept
     rows = []
@@ -252,19 +292,40 @@ def compute_latencies(
     return _typed(LATENCIES, rows)
 
 
-def _latency_row(group: tuple, reference: tuple | None, n: int, latency: float, median: float, spread: float,
-                 reference_latency: float | None) -> dict[str, Any]:
+def _latency_row(
+    group: tuple,
+    reference: tuple | None,
+    n: int,
+    latency: float,
+    median: float,
+    spread: float,
+    reference_latency: float | None,
+) -> dict[str, Any]:
     named = dict(zip(GROUP, group))
     ratio = None
     if reference_latency is not None and reference_latency > 0:
         ratio = latency / reference_latency
     return {
-        **{k: named[k] for k in ("source", "framework", "framework_version", "function", "mode", "device",
-                                 "device_model")},
+        **{
+            k: named[k]
+            for k in (
+                "source",
+                "framework",
+                "framework_version",
+                "function",
+                "mode",
+                "device",
+                "device_model",
+            )
+        },
         "reference_device": None if reference is None else reference[GROUP.index("device")],
         "reference_device_model": None if reference is None else reference[GROUP.index("device_model")],
-        "n_subtests": n, "latency_ms": latency, "median_ms": median, "spread": spread,
-        "reference_latency_ms": reference_latency, "ratio": ratio,
+        "n_subtests": n,
+        "latency_ms": latency,
+        "median_ms": median,
+        "spread": spread,
+        "reference_latency_ms": reference_latency,
+        "ratio": ratio,
     }
 
 
@@ -302,8 +363,11 @@ def _removed_groups(cases: pd.DataFrame, runs: pd.DataFrame) -> set[tuple]:
     removed = [
         (framework, function, since)
         for framework, function, status, since in zip(
-            _values(cases["framework"]), _values(cases["function"]), _values(cases["status"]),
-            _values(cases["removed_since"]))
+            _values(cases["framework"]),
+            _values(cases["function"]),
+            _values(cases["status"]),
+            _values(cases["removed_since"]),
+        )
         if status == "removed" and since
     ]
     run_columns = ("source", "framework", "framework_version", "device", "device_model", "mode")
@@ -316,11 +380,100 @@ def _removed_groups(cases: pd.DataFrame, runs: pd.DataFrame) -> set[tuple]:
     return found
 
 
+SETTING = ("source", "framework", "framework_version", "device", "device_model", "mode")
+
+
+def supersede(results: pd.DataFrame, runs: pd.DataFrame | None) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(results to pool, superseded runs). Per setting and case, the newest run that ran the case
+    (runs.started_at) fixes the harness digest and the case's digest; rows of that case from runs
+    made with another harness or other case files are superseded, and so are all rows of runs
+    without digests (made before runs recorded them) in a setting where a run has them. Settings
+    where no run has digests (the study's) are pooled as they are. The superseded table has one
+    row per run: run_id, setting, superseded rows, reason, the run that superseded it."""
+    columns = ["run_id", *SETTING, "n_rows", "reason", "superseded_by"]
+    if runs is None or not len(runs) or "harness_digest" not in runs or not len(results):
+        return results, pd.DataFrame(columns=columns)
+    facts: dict[str, dict[str, Any]] = {}
+    for record in plain_frame(runs).to_dict("records"):
+        digests = record.get("case_digests")
+        facts[record["run_id"]] = {
+            "setting": tuple(record[c] for c in SETTING),
+            "started": str(record.get("started_at") or ""),
+            "harness": record.get("harness_digest")
+            if isinstance(record.get("harness_digest"), str)
+            else None,
+            "cases": json_object(digests),
+        }
+    run_ids, case_ids = _values(results["run_id"]), _values(results["case_id"])
+    newest: dict[tuple, tuple[str, str, str | None, str | None]] = {}
+    for run_id, case_id in set(zip(run_ids, case_ids)):
+        fact = facts.get(run_id)
+        if fact is None or fact["harness"] is None:
+            continue
+        key = (fact["setting"], case_id)
+        candidate = (fact["started"], run_id, fact["harness"], fact["cases"].get(case_id))
+        if key not in newest or candidate[:2] > newest[key][:2]:
+            newest[key] = candidate
+    settings_with_digests = {setting for setting, _ in newest}
+    keep, dropped = [], Counter()
+    reasons: dict[str, tuple[str, str]] = {}
+    for run_id, case_id in zip(run_ids, case_ids):
+        fact = facts.get(run_id)
+        if fact is None or fact["setting"] not in settings_with_digests:
+            keep.append(True)
+            continue
+        best = newest.get((fact["setting"], case_id))
+        if best is None or best[1] == run_id:
+            keep.append(True)
+            continue
+        if fact["harness"] is None:
+            reason = "made before runs recorded harness and case digests"
+        elif fact["harness"] != best[2]:
+            reason = "older harness"
+        elif fact["cases"].get(case_id) != best[3]:
+            reason = "older case files"
+        else:
+            keep.append(True)
+            continue
+        keep.append(False)
+        dropped[run_id] += 1
+        reasons.setdefault(run_id, (reason, best[1]))
+    superseded = pd.DataFrame(
+        [
+            {
+                "run_id": run_id,
+                **dict(zip(SETTING, facts[run_id]["setting"])),
+                "n_rows": n,
+                "reason": reasons[run_id][0],
+                "superseded_by": reasons[run_id][1],
+            }
+            for run_id, n in sorted(dropped.items())
+        ],
+        columns=columns,
+    )
+    return results[keep].reset_index(drop=True), superseded
+
+
+def json_object(text: Any) -> dict[str, Any]:
+    """A JSON object column value as a dict ({} for null or malformed)."""
+    import json
+
+    if not isinstance(text, str):
+        return {}
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return {}
+    return value if isinstance(value, dict) else {}
+
+
 def aggregate(
     results: pd.DataFrame, runs: pd.DataFrame | None = None, cases: pd.DataFrame | None = None
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """(outcomes, latencies) from results rows (any number of shards), their runs rows and,
-    optionally, the cases table (for functions removed from a framework version)."""
+    optionally, the cases table (for functions removed from a framework version). Rows of
+    superseded runs are left out first (`supersede`)."""
+    results, _ = supersede(results, runs)
     groups = collect_subtests(results)
     unavailable = _unavailable_from_results(results)
     if cases is not None and runs is not None and len(cases):
@@ -383,10 +536,19 @@ def plain_frame(frame: pd.DataFrame) -> pd.DataFrame:
 def _shares(frame: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
     """Functions per outcome and the share (%) of each known outcome among known outcomes."""
     if frame.empty:
-        return pd.DataFrame(columns=[*keys, "n_functions", "n_known",
-                                     *[f"pct_{o}" for o in KNOWN_OUTCOMES], "n_unknown", "n_unavailable"])
+        return pd.DataFrame(
+            columns=[
+                *keys,
+                "n_functions",
+                "n_known",
+                *[f"pct_{o}" for o in KNOWN_OUTCOMES],
+                "n_unknown",
+                "n_unavailable",
+                "n_not_compiled",
+            ]
+        )
     counts = frame.groupby([*keys, "outcome"]).size().unstack("outcome", fill_value=0)
-    for outcome in (*KNOWN_OUTCOMES, "unknown", "unavailable"):
+    for outcome in (*KNOWN_OUTCOMES, "unknown", "unavailable", "not_compiled"):
         if outcome not in counts.columns:
             counts[outcome] = 0
     known = counts[list(KNOWN_OUTCOMES)].sum(axis=1)
@@ -395,6 +557,7 @@ def _shares(frame: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
         table[f"pct_{outcome}"] = (100.0 * counts[outcome] / known.where(known > 0)).round(1)
     table["n_unknown"] = counts["unknown"]
     table["n_unavailable"] = counts["unavailable"]
+    table["n_not_compiled"] = counts["not_compiled"]
     return table.reset_index()
 
 
@@ -412,20 +575,29 @@ def _oriented_pairs(latencies: pd.DataFrame) -> pd.DataFrame:
 def ratio_shares(pairs: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
     """Per group of ``keys``: how many functions are >10x slower or faster on the device, and the median
     ratio (the study's slowdown summary; the report draws its figures from it)."""
-    columns = [*keys, "n_functions", "pct_over_10x_slower", "pct_over_10x_faster", "pct_faster_on_device",
-               "pct_faster_on_reference", "median_ratio"]
+    columns = [
+        *keys,
+        "n_functions",
+        "pct_over_10x_slower",
+        "pct_over_10x_faster",
+        "pct_faster_on_device",
+        "pct_faster_on_reference",
+        "median_ratio",
+    ]
     pairs = pairs[pairs["ratio"].notna()]
     if pairs.empty:
         return pd.DataFrame(columns=columns)
     grouped = pairs.groupby(keys)["ratio"]
-    table = pd.DataFrame({
-        "n_functions": grouped.size(),
-        "pct_over_10x_slower": grouped.apply(lambda r: 100.0 * (r > SLOWDOWN_FACTOR).mean()).round(1),
-        "pct_over_10x_faster": grouped.apply(lambda r: 100.0 * (r < 1 / SLOWDOWN_FACTOR).mean()).round(1),
-        "pct_faster_on_device": grouped.apply(lambda r: 100.0 * (r < 1).mean()).round(1),
-        "pct_faster_on_reference": grouped.apply(lambda r: 100.0 * (r > 1).mean()).round(1),
-        "median_ratio": grouped.median(),
-    }).reset_index()
+    table = pd.DataFrame(
+        {
+            "n_functions": grouped.size(),
+            "pct_over_10x_slower": grouped.apply(lambda r: 100.0 * (r > SLOWDOWN_FACTOR).mean()).round(1),
+            "pct_over_10x_faster": grouped.apply(lambda r: 100.0 * (r < 1 / SLOWDOWN_FACTOR).mean()).round(1),
+            "pct_faster_on_device": grouped.apply(lambda r: 100.0 * (r < 1).mean()).round(1),
+            "pct_faster_on_reference": grouped.apply(lambda r: 100.0 * (r > 1).mean()).round(1),
+            "median_ratio": grouped.median(),
+        }
+    ).reset_index()
     return table[columns]
 
 
@@ -449,27 +621,53 @@ def summary_tables(
 
     if samples is not None and len(samples):
         samples = plain_frame(samples)
-        top20 = set(zip(samples.loc[samples["bucket"] == "top20", "framework"],
-                        samples.loc[samples["bucket"] == "top20", "function"]))
+        top20 = set(
+            zip(
+                samples.loc[samples["bucket"] == "top20", "framework"],
+                samples.loc[samples["bucket"] == "top20", "function"],
+            )
+        )
         sampled = set(zip(samples["framework"], samples["function"]))
         in_sample = outcomes[[pair in sampled for pair in zip(outcomes["framework"], outcomes["function"])]]
         is_top = [pair in top20 for pair in zip(in_sample["framework"], in_sample["function"])]
         both = pd.concat([in_sample[is_top].assign(subset="top20"), in_sample.assign(subset="all")])
         tables["top20_vs_all"] = _shares(both, [*device_keys, "subset"])
 
-    pair_keys = ["source", "framework", "framework_version", "mode", "device", "device_model",
-                 "reference_device", "reference_device_model"]
+    pair_keys = [
+        "source",
+        "framework",
+        "framework_version",
+        "mode",
+        "device",
+        "device_model",
+        "reference_device",
+        "reference_device_model",
+    ]
     paired = latencies[latencies["reference_device"].notna()] if len(latencies) else latencies
     same_type = paired[paired["device"] == paired["reference_device"]] if len(paired) else paired
     generations = ratio_shares(same_type, pair_keys) if len(same_type) else pd.DataFrame()
     models = set(same_type["device_model"]) if len(same_type) else set()
     tables["hardware_generations"] = generations
     tables["hardware_generation_outcomes"] = _shares(
-        outcomes[outcomes["device_model"].isin(models)] if len(outcomes) else outcomes, device_keys)
+        outcomes[outcomes["device_model"].isin(models)] if len(outcomes) else outcomes, device_keys
+    )
 
     oriented = _oriented_pairs(latencies) if len(latencies) else latencies
-    by_function = oriented[[*pair_keys[:3], "function", *pair_keys[3:], "n_subtests", "latency_ms",
-                            "reference_latency_ms", "ratio"]] if len(oriented) else pd.DataFrame()
+    by_function = (
+        oriented[
+            [
+                *pair_keys[:3],
+                "function",
+                *pair_keys[3:],
+                "n_subtests",
+                "latency_ms",
+                "reference_latency_ms",
+                "ratio",
+            ]
+        ]
+        if len(oriented)
+        else pd.DataFrame()
+    )
     if len(by_function):
         order = ["framework", "device_model", "reference_device_model", "ratio"]
         by_function = by_function.sort_values(order, ascending=[True, True, True, False])

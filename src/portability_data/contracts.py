@@ -9,7 +9,24 @@ from __future__ import annotations
 
 import pyarrow as pa
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+# Columns added since a schema version, all nullable: a file written at an older version is read
+# with these as nulls (additive evolution); any other difference is schema drift and an error.
+ADDED_SINCE: dict[int, dict[str, tuple[str, ...]]] = {
+    2: {
+        "results": ("execution", "graph_breaks", "confirmation", "failure_subcategory"),
+        "runs": (
+            "cpu_flags",
+            "cpu_count",
+            "memory_mb",
+            "build",
+            "harness_digest",
+            "cases_digest",
+            "case_digests",
+        ),
+        "outcomes": ("n_order_dependent", "n_not_compiled"),
+    },
+}
 
 FRAMEWORKS = ("torch", "tensorflow", "jax")
 DEVICES = ("cpu", "gpu", "tpu", "mps")
@@ -25,11 +42,27 @@ FAILURE_CATEGORIES = (
     "harness",
     "other",
 )
-FUNCTION_OUTCOMES = ("success", "partial_failure", "complete_failure", "unknown", "unavailable")
+FUNCTION_OUTCOMES = (
+    "success",
+    "partial_failure",
+    "complete_failure",
+    "unknown",
+    "unavailable",
+    "not_compiled",
+)
 SAMPLE_STATUSES = ("kept", "replaced", "replacement", "overlap")
 REPLACEMENT_REASONS = ("no_test", "error_handling_only", "legacy_version", "unsuitable")
 CASE_STATUSES = ("active", "removed", "unsuitable")
 RUN_STATUSES = ("running", "complete", "partial")
+# How a subtest ran (results.execution): eager; compiled (the function under test went through the
+# compiler whole: torch.compile fullgraph, jax.jit, tf.function(jit_compile=True)); graph_breaks
+# (torch.compile split it, count in graph_breaks); eager_fallback (torch.compile made no graph and
+# ran it eagerly); not_routed (compiled mode, but the timed code did not go through the compiler).
+EXECUTIONS = ("eager", "compiled", "graph_breaks", "eager_fallback", "not_routed")
+# results.confirmation: a failing subtest re-run alone in a fresh worker: confirmed (it failed
+# again), order_dependent (it passed alone: not counted as the framework's failure), inconclusive
+# (skipped or an outcome of another kind alone).
+CONFIRMATIONS = ("confirmed", "order_dependent", "inconclusive")
 
 _str = pa.string()
 _i64 = pa.int64()
@@ -125,6 +158,25 @@ RESULTS = _schema(
         _field("device_model", _str, False, "hardware model, e.g. T4, TPU v3-8, x86_64 CPU name"),
         _field("mode", _str, False, "eager or compiled"),
         _field("framework_version", _str, False, "framework version the subtest ran on"),
+        _field(
+            "execution",
+            _str,
+            True,
+            "how it ran: eager, compiled, graph_breaks, eager_fallback, not_routed (null: not recorded)",
+        ),
+        _field("graph_breaks", _i64, True, "graph breaks torch.compile reported for the subtest"),
+        _field(
+            "confirmation",
+            _str,
+            True,
+            "failing subtest re-run alone in a fresh worker: confirmed, order_dependent, inconclusive",
+        ),
+        _field(
+            "failure_subcategory",
+            _str,
+            True,
+            "finer reading of the failure from the rule table (compile_limitation, wrong_result, ...)",
+        ),
     ],
 )
 
@@ -154,6 +206,15 @@ RUNS = _schema(
         _field("finished_at", pa.timestamp("us", tz="UTC"), True, "end time"),
         _field("status", _str, False, "running, complete or partial"),
         _field("n_results", _i64, False, "rows in the run's shard"),
+        _field(
+            "cpu_flags", _str, True, "vector and matrix extensions of the host CPU (avx2, avx512f, amx...)"
+        ),
+        _field("cpu_count", _i64, True, "logical CPUs the run could use"),
+        _field("memory_mb", _i64, True, "host memory, MB"),
+        _field("build", _str, True, "JSON: the framework's build facts (BLAS, oneDNN/MKL, CUDA, XLA)"),
+        _field("harness_digest", _str, True, "sha256 of the harness and worker code that ran the cases"),
+        _field("cases_digest", _str, True, "sha256 over the case files run (rows and test files)"),
+        _field("case_digests", _str, True, "JSON object: case_id -> sha256 of its row and test file"),
     ],
 )
 
@@ -167,12 +228,27 @@ OUTCOMES = _schema(
         _field("device", _str, False, "cpu, gpu, tpu or mps"),
         _field("device_model", _str, False, "hardware model"),
         _field("mode", _str, False, "eager or compiled"),
-        _field("outcome", _str, False, "success, partial_failure, complete_failure, unknown, unavailable"),
+        _field(
+            "outcome",
+            _str,
+            False,
+            "success, partial_failure, complete_failure, unknown, unavailable, not_compiled",
+        ),
         _field("n_subtests", _i64, False, "subtests counted (skipped ones excluded)"),
         _field("n_passed", _i64, False, "subtests that passed in every repeat"),
         _field("n_failed", _i64, False, "subtests that failed in some repeat"),
         _field("n_skipped", _i64, False, "subtests skipped"),
         _field("dominant_failure_category", _str, True, "most frequent failure category"),
+        _field(
+            "n_order_dependent", _i64, True, "subtests that failed in the run but passed alone (not failures)"
+        ),
+        _field(
+            "n_not_compiled",
+            _i64,
+            True,
+            "compiled mode: subtests left out because they did not really compile (graph breaks, "
+            "eager fallback, not routed)",
+        ),
     ],
 )
 

@@ -23,6 +23,11 @@ Categories (contracts.FAILURE_CATEGORIES):
   against the function, so they are not "harness", which would change its latency tables), and
   everything else with rule id "unclassified" (plain assertion mismatches, unexpected passes).
 
+The rules are data: `rules/failures.yaml` (one example message per rule, checked by the tests),
+so a reviewer reads and amends them without reading code. Rules may refine a category with a
+subcategory (compile_limitation, wrong_result, dropped_check, ...), which results keep in
+`failure_subcategory`; the category itself stays one of the study's, so 2023 and now compare.
+
 Decisions: rule order puts the specific before the generic (pinned memory before "Could not run",
 dtype messages before NotImplementedError); messages are matched anywhere in the text because
 wrapped errors ("AssertionError: ... does not match 'Could not satisfy device ...'") carry the
@@ -31,10 +36,22 @@ real cause inside; the exception type is compared by its bare class name.
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
 
 UNCLASSIFIED = ("other", "unclassified")
+RULES_FILE = Path(__file__).resolve().parent / "rules" / "failures.yaml"
+SECTIONS = ("common", "torch", "tensorflow", "jax", "fallback")
+CATEGORIES = ("type_failure", "not_implemented", "timeout", "memory", "float_precision", "harness", "other")
+
+
+class RuleFileError(ValueError):
+    """The rule file breaks its format; the message names the file, the rule and the field."""
 
 
 @dataclass(frozen=True)
@@ -45,81 +62,75 @@ class Rule:
     category: str
     error_type: str | None
     pattern: str
+    subcategory: str | None = None
+    example: tuple[str, str] | None = None  # (error_type, message) that this rule must classify
 
     def matches(self, error_type: str, message: str) -> bool:
         if self.error_type is not None and self.error_type != error_type:
             return False
-        return re.search(self.pattern, message, flags=re.IGNORECASE | re.DOTALL) is not None
+        return self._regex.search(message) is not None
+
+    @functools.cached_property
+    def _regex(self) -> re.Pattern[str]:
+        return re.compile(self.pattern, flags=re.IGNORECASE | re.DOTALL)
 
 
-COMMON_RULES: tuple[Rule, ...] = (
-    Rule("harness_partial_timed", "harness", "TypeError", r"partial_timed\(\) takes \d+ positional argument"),
-    # Defects of the study's reduced test files, kept apart from "unclassified" but not called
-    # harness: the study counted them against the function (xavier_uniform_ left its tables).
-    Rule("test_parameters", "other", "ValueError",
-         r"The test (does not take parameters|requires parameters whose arguments)"),
-    Rule("test_name_error", "other", "NameError", r"name '\w+' is not defined"),
-    Rule("timeout_pytest", "timeout", None, r"\bTimeout >\s*[\d.]+s"),
-    Rule("timeout_error", "timeout", "TimeoutError", r""),
-    Rule("memory_pinned", "memory", None, r"pin_memory|pinned memory"),
-    Rule("memory_alloc", "memory", None, r"Cannot allocate memory|Unable to allocate|out of memory"),
-    Rule("memory_error", "memory", "MemoryError", r""),
-    Rule("memory_array", "memory", "_ArrayMemoryError", r""),
-    Rule("device_placement", "other", "DevicePlacementError", r""),
-)
+def load_rules(path: Path = RULES_FILE) -> dict[str, tuple[Rule, ...]]:
+    """The rule file's sections, each a tuple of rules in file order; every problem is named."""
+    try:
+        data = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
+    except (OSError, yaml.YAMLError) as exc:
+        raise RuleFileError(f"{path}: cannot read the rule file: {exc}") from None
+    if not isinstance(data, dict):
+        raise RuleFileError(f"{path}: expected a mapping with sections {', '.join(SECTIONS)}")
+    problems: list[str] = []
+    sections: dict[str, tuple[Rule, ...]] = {}
+    seen: set[str] = set()
+    for section in SECTIONS:
+        rules = []
+        for index, entry in enumerate(data.get(section) or []):
+            where = f"{path}: {section}[{index}]"
+            rule_id = entry.get("id") if isinstance(entry, dict) else None
+            if not rule_id:
+                problems.append(f"{where}: a rule needs an id")
+                continue
+            where += f" ({rule_id})"
+            if rule_id in seen:
+                problems.append(f"{where}: duplicate rule id")
+            seen.add(rule_id)
+            if entry.get("category") not in CATEGORIES:
+                problems.append(f"{where}: category must be one of {', '.join(CATEGORIES)}")
+            pattern = entry.get("pattern", "")
+            try:
+                re.compile(pattern or "")
+            except re.error as exc:
+                problems.append(f"{where}: pattern is not a valid regex: {exc}")
+                continue
+            example = entry.get("example")
+            if not isinstance(example, dict) or "message" not in example:
+                problems.append(f"{where}: every rule needs an example {{error_type, message}}")
+                continue
+            rules.append(
+                Rule(
+                    rule_id,
+                    entry["category"],
+                    entry.get("error_type"),
+                    pattern or "",
+                    entry.get("subcategory"),
+                    (str(example.get("error_type") or ""), str(example.get("message") or "")),
+                )
+            )
+        sections[section] = tuple(rules)
+    if problems:
+        raise RuleFileError("\n".join(problems))
+    return sections
 
-TORCH_RULES: tuple[Rule, ...] = (
-    Rule("torch_dtype_not_implemented", "type_failure", None, r"not implemented for '\w+'"),
-    Rule("torch_dtype_mismatch", "type_failure", None,
-         r"attribute 'dtype' do not match|\b(Float|Double|Half|BFloat16|Long|Int) did not match \w+"),
-    Rule("torch_xla_unsupported_type", "type_failure", None, r"Unsupported XLA type"),
-    Rule("torch_xla_operand_type", "type_failure", None, r"must be real-valued|got C(64|128)"),
-    Rule("torch_overlapping_write", "not_implemented", None, r"unsupported operation: more than one element"),
-    Rule("torch_no_backend_kernel", "not_implemented", None, r"Could not run '[\w:]+' with arguments"),
-    Rule("torch_unsupported_device", "not_implemented", None,
-         r"Unsupported device type|Device type \w+ is not supported|only implemented on CPU"),
-    Rule("torch_no_storage", "not_implemented", None, r"(doesn't|do not) have storage"),
-    Rule("torch_no_cuda", "not_implemented", None, r"Found no NVIDIA driver|Torch not compiled with CUDA"),
-    Rule("torch_cpu_only_numpy", "not_implemented", None, r"can't convert \S+ device type tensor to numpy"),
-    Rule("torch_nyi", "not_implemented", None, r"\bNYI\b|not implemented"),
-    Rule("torch_not_implemented_error", "not_implemented", "NotImplementedError", r""),
-    Rule("torch_not_close", "float_precision", None, r"(Tensor-likes|Scalars) are not close"),
-    Rule("torch_gradcheck", "float_precision", "GradcheckError", r"Jacobian mismatch"),
-    Rule("torch_numpy_not_close", "float_precision", "AssertionError", r"Not equal to tolerance"),
-)
 
-TENSORFLOW_RULES: tuple[Rule, ...] = (
-    Rule("tf_element_type", "type_failure", None, r"Element type \w+ is not supported"),
-    Rule("tf_x64_rewrite", "type_failure", None, r"to not contain X64|\bX64\b.*not supported"),
-    Rule("tf_no_dtype_kernel", "type_failure", None,
-         r"Could not find device for node.*T=DT_(HALF|BFLOAT16|DOUBLE|COMPLEX\d+|INT\d+|UINT\d+|BOOL)"),
-    Rule("tf_no_kernel_for_node", "not_implemented", None, r"Could not find device for node"),
-    Rule("tf_no_kernel_placement", "not_implemented", None,
-         r"Could not satisfy (explicit )?device specification|Cannot assign a device for operation"
-         r"|No registered '\w+' OpKernel|no supported kernel"),
-    Rule("tf_unsupported_ops_compile", "not_implemented", None, r"Detected unsupported operations"),
-    Rule("tf_unimplemented", "not_implemented", "UnimplementedError", r""),
-    Rule("tf_resource_exhausted", "memory", "ResourceExhaustedError", r""),
-    Rule("tf_not_close", "float_precision", None, r"Not equal to tolerance|not less than \d"),
-    Rule("tf_not_implemented_error", "not_implemented", "NotImplementedError", r""),
-)
-
-JAX_RULES: tuple[Rule, ...] = (
-    Rule("jax_dtype_unsupported", "type_failure", None,
-         r"(dtype|type) \w+ (is )?not supported|got C(64|128)|Unsupported dtype"),
-    Rule("jax_backend_only", "not_implemented", None, r"only implemented on the \w+ backend|not implemented"),
-    Rule("jax_not_implemented_error", "not_implemented", "NotImplementedError", r""),
-    Rule("jax_resource_exhausted", "memory", None, r"RESOURCE_EXHAUSTED"),
-    Rule("jax_not_close", "float_precision", None, r"Not equal to tolerance"),
-)
-
-# The common rules (harness, timeout, memory) go first: they are specific, and a pinned-memory
-# failure must not be taken for a missing kernel by the framework's generic "Could not run" rule.
-RULES: dict[str, tuple[Rule, ...]] = {
-    "torch": COMMON_RULES + TORCH_RULES,
-    "tensorflow": COMMON_RULES + TENSORFLOW_RULES,
-    "jax": COMMON_RULES + JAX_RULES,
-}
+@functools.cache
+def rules_for(framework: str) -> tuple[Rule, ...]:
+    """The rules tried for a framework, in order: common, the framework's own, fallback."""
+    sections = load_rules()
+    return sections["common"] + sections.get(framework, ()) + sections["fallback"]
 
 
 def bare_type(error_type: str) -> str:
@@ -127,19 +138,43 @@ def bare_type(error_type: str) -> str:
     return (error_type or "").strip().rsplit(".", 1)[-1]
 
 
+def classify_failure_detail(
+    framework: str, error_type: str, error_message: str, *, outcome: str | None = None
+) -> tuple[str, str, str | None]:
+    """(category, rule_id, subcategory) for one failure. `outcome` lets the runner's own verdicts
+    (timeout, memory: the worker was killed) decide before any message is read."""
+    if outcome == "timeout":
+        return "timeout", "outcome_timeout", None
+    if outcome == "memory":
+        return "memory", "outcome_memory", None
+    name = bare_type(error_type)
+    message = error_message or ""
+    for rule in rules_for(framework if framework in SECTIONS else "common"):
+        if rule.matches(name, message):
+            return rule.category, rule.rule_id, rule.subcategory
+    return (*UNCLASSIFIED, None)
+
+
 def classify_failure(
     framework: str, error_type: str, error_message: str, *, outcome: str | None = None
 ) -> tuple[str, str]:
-    """(category, rule_id) for one failure. `outcome` lets the runner's own verdicts (timeout,
-    memory: the worker was killed) decide before any message is read."""
-    if outcome == "timeout":
-        return "timeout", "outcome_timeout"
-    if outcome == "memory":
-        return "memory", "outcome_memory"
-    name = bare_type(error_type)
-    message = error_message or ""
-    rules = RULES.get(framework, COMMON_RULES)
-    for rule in rules:
-        if rule.matches(name, message):
-            return rule.category, rule.rule_id
-    return UNCLASSIFIED
+    """(category, rule_id) for one failure (see classify_failure_detail)."""
+    category, rule, _ = classify_failure_detail(framework, error_type, error_message, outcome=outcome)
+    return category, rule
+
+
+def rule_table() -> list[dict[str, Any]]:
+    """Every rule as a plain record (for the report and the card)."""
+    sections = load_rules()
+    return [
+        {
+            "section": section,
+            "rule": r.rule_id,
+            "category": r.category,
+            "subcategory": r.subcategory,
+            "error_type": r.error_type,
+            "pattern": r.pattern,
+        }
+        for section in SECTIONS
+        for r in sections[section]
+    ]

@@ -101,7 +101,8 @@ class Backend:
     def check_placement(self, result: Any) -> None:
         """Raise DevicePlacementError if any array in `result` lives elsewhere."""
 
-    def compile(self, fn: Callable[..., Any]) -> Callable[..., Any]:
+    def compile(self, fn: Callable[..., Any]) -> CompiledCall:
+        """`fn` through the framework's compiler; the result says how its calls really ran."""
         raise NotImplementedError
 
     def is_array(self, value: Any) -> bool:
@@ -111,6 +112,95 @@ class Backend:
     def describe(self) -> str:
         """The hardware model of the device, for the results table."""
         return self.device
+
+
+class CompiledCall:
+    """A compiled function and how its calls ran (results.execution).
+
+    jax.jit and tf.function(jit_compile=True) compile the whole function or raise (tests show it:
+    tests/test_harness.py), so their calls are `compiled`. torch.compile may split a function at
+    graph breaks or run it eagerly without a word; `_TorchCompiled` finds out."""
+
+    def __init__(self, compiled: Callable[..., Any]) -> None:
+        self.compiled = compiled
+        self.execution = "compiled"
+        self.graph_breaks = 0
+
+    def __call__(self, *args: Any) -> Any:
+        return self.compiled(*args)
+
+
+class _TorchCompiled(CompiledCall):
+    """torch.compile, first with fullgraph=True: if that traces, the function ran as one graph.
+    If dynamo cannot make one graph (it raises before running anything), the call is retried
+    with graph breaks allowed and dynamo's own counters say how many breaks it took, or that it
+    made no graph at all (eager fallback). An exception the function itself raised while dynamo
+    traced it (bad input rejected on fake tensors) is re-raised as itself, not as dynamo's
+    wrapper, so a documented rejection reads the same in both modes."""
+
+    def __init__(self, torch: Any, fn: Callable[..., Any]) -> None:
+        super().__init__(torch.compile(fn, fullgraph=True))
+        self.torch, self.fn = torch, fn
+        self.partial: Callable[..., Any] | None = None
+
+    def __call__(self, *args: Any) -> Any:
+        from torch._dynamo import exc as dynamo_exc
+
+        if self.partial is None:
+            try:
+                return _unwrapped(self.compiled, args)
+            except (dynamo_exc.Unsupported, dynamo_exc.UserError):
+                # No single graph: nothing ran yet (fullgraph fails while tracing), so retrying is safe.
+                self.partial = self.torch.compile(self.fn)
+                first = True
+        else:
+            first = False
+        counters = self.torch._dynamo.utils.counters
+        breaks, graphs = sum(counters["graph_break"].values()), counters["stats"]["unique_graphs"]
+        try:
+            return _unwrapped(self.partial, args)
+        finally:
+            new_breaks = sum(counters["graph_break"].values()) - breaks
+            new_graphs = counters["stats"]["unique_graphs"] - graphs
+            self.graph_breaks += new_breaks
+            if first:
+                self.execution = "graph_breaks" if new_graphs > 0 else "eager_fallback"
+                self.graph_breaks = max(self.graph_breaks, 1) if new_graphs > 0 else self.graph_breaks
+
+
+_DYNAMO_MODULES = ("torch._dynamo", "torch._inductor", "torch.fx", "torch._subclasses", "torch._functorch")
+
+
+def _unwrapped(compiled: Callable[..., Any], args: tuple) -> Any:
+    """Call a torch.compile'd function; if dynamo wraps an exception that the traced code itself
+    raised on fake tensors (TorchRuntimeError "when making fake tensor call"), raise that one."""
+    try:
+        return compiled(*args)
+    except Exception as error:
+        inner = _user_exception(error)
+        if inner is None:
+            raise
+        raise inner.with_traceback(inner.__traceback__) from None
+
+
+def _user_exception(error: BaseException) -> BaseException | None:
+    """The built-in exception (ValueError, RuntimeError, ...) an op raised under dynamo's fake
+    tensors, where dynamo reports one; None for dynamo's own limits (no such inner exception)."""
+    if not type(error).__module__.startswith("torch._dynamo"):
+        return None
+    if "when making fake tensor call" not in str(error) and "fake tensors" not in str(error):
+        return None
+    seen: set[int] = set()
+    current: BaseException | None = error
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        module = type(current).__module__
+        if module == "builtins" and current is not error:
+            return current
+        if not module.startswith(_DYNAMO_MODULES) and module != "builtins":
+            return None
+        current = current.__cause__ or current.__context__
+    return None
 
 
 def _leaves(obj: Any) -> Iterator[Any]:
@@ -189,8 +279,8 @@ class TorchBackend(Backend):
             torch._dynamo.config.recompile_limit = 64
             torch._dynamo.config.fail_on_recompile_limit_hit = True
 
-    def compile(self, fn: Callable[..., Any]) -> Callable[..., Any]:
-        return self.torch.compile(fn)
+    def compile(self, fn: Callable[..., Any]) -> CompiledCall:
+        return _TorchCompiled(self.torch, fn)
 
     def is_array(self, value: Any) -> bool:
         return isinstance(value, self.torch.Tensor)
@@ -272,7 +362,7 @@ class TensorFlowBackend(Backend):
             result = fn(*args)
             return tf.nest.map_structure(lambda v: None if isinstance(v, tf.Operation) else v, result)
 
-        return tf.function(without_operations, jit_compile=True)
+        return CompiledCall(tf.function(without_operations, jit_compile=True))
 
     def is_array(self, value: Any) -> bool:
         return isinstance(value, (self.tf.Tensor, self.tf.Variable))
@@ -326,8 +416,8 @@ class JaxBackend(Backend):
                 if where != {self._device}:
                     raise DevicePlacementError(f"output array on {where}, expected {self._device}")
 
-    def compile(self, fn: Callable[..., Any]) -> Callable[..., Any]:
-        return self.jax.jit(fn)
+    def compile(self, fn: Callable[..., Any]) -> CompiledCall:
+        return CompiledCall(self.jax.jit(fn))
 
     def is_array(self, value: Any) -> bool:
         import numpy as np
@@ -371,7 +461,9 @@ class Timer:
     mode: str
     warmup: int
     timings_ms: list[float] = field(default_factory=list)
-    _compiled: dict[int, Callable[..., Any]] = field(default_factory=dict)
+    executions: list[str] = field(default_factory=list)
+    graph_breaks: dict[int, int] = field(default_factory=dict)  # per compiled target: its breaks
+    _compiled: dict[Any, CompiledCall] = field(default_factory=dict)
 
     def routed(self, fn: Callable[..., Any], args: tuple, kwargs: dict) -> tuple[Callable[..., Any], tuple]:
         """The call as the mode runs it: `fn` itself in eager mode; in compiled mode a compiled
@@ -406,14 +498,28 @@ class Timer:
     def __call__(self, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
         """Run fn(*args, **kwargs) through the mode with warm-up; time one call; return its result."""
         target, call_args = self.routed(fn, args, kwargs)
-        for _ in range(self.warmup):
-            self.backend.sync(target(*call_args))
-        return self._timed(target, call_args)
+        try:
+            for _ in range(self.warmup):
+                self.backend.sync(target(*call_args))
+            return self._timed(target, call_args)
+        finally:
+            self._note(target)
 
     def once(self, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
         """Like calling the timer, without warm-up: for calls with side effects (optimizer steps)."""
         target, call_args = self.routed(fn, args, kwargs)
-        return self._timed(target, call_args)
+        try:
+            return self._timed(target, call_args)
+        finally:
+            self._note(target)
+
+    def _note(self, target: Callable[..., Any]) -> None:
+        """Record how the routed call ran (after it ran, or raised)."""
+        if isinstance(target, CompiledCall):
+            self.executions.append(target.execution)
+            self.graph_breaks[id(target)] = target.graph_breaks
+        else:
+            self.executions.append("eager")
 
     def _timed(self, target: Callable[..., Any], args: tuple) -> Any:
         start = time.perf_counter()
@@ -425,7 +531,9 @@ class Timer:
 
     @contextlib.contextmanager
     def region(self) -> Iterator[_Region]:
-        """Time a block (no mode routing): set `region.result` inside so the sync waits for it."""
+        """Time a block without mode routing: set `region.result` inside so the sync waits for it.
+        In compiled mode the subtest is then recorded as `not_routed`: the block ran eagerly."""
+        self.executions.append("eager" if self.mode == "eager" else "not_routed")
         region = _Region()
         start = time.perf_counter()
         yield region
@@ -455,6 +563,18 @@ def _fresh_function(fn: Callable[..., Any], serial: int) -> Callable[..., Any]:
 @dataclass
 class _Region:
     result: Any = None
+
+
+# Worst first: a subtest is as compiled as the least compiled of its timed calls.
+_EXECUTION_RANK = ("not_routed", "eager_fallback", "graph_breaks", "compiled", "eager")
+
+
+def subtest_execution(mode: str, executions: list[str]) -> str:
+    """How a subtest ran, from its timed calls: in compiled mode, a subtest whose function under
+    test never went through the timer (no timed call) is `not_routed`."""
+    if not executions:
+        return "eager" if mode == "eager" else "not_routed"
+    return min(executions, key=_EXECUTION_RANK.index)
 
 
 # --------------------------------------------------------------------------- the pytest plugin
@@ -527,6 +647,7 @@ def timed(request: pytest.FixtureRequest, harness_backend: Backend, device: Any)
     harness_backend.start_test(_config.mode)
     timer = Timer(harness_backend, _config.mode, _config.warmup)
     request.node.stash[_timings_key] = timer.timings_ms
+    request.node.stash[_timer_key] = timer
     return timer
 
 
@@ -548,6 +669,7 @@ def tf_session(harness_backend: Backend, tf_graph: Any) -> Any:
 
 
 _timings_key = pytest.StashKey[list]()
+_timer_key = pytest.StashKey[Timer]()
 _start_key = pytest.StashKey[float]()
 
 
@@ -618,6 +740,8 @@ def _record(report: pytest.TestReport) -> dict[str, Any]:
         "error_message": error_message,
         "op_latencies_ms": list(getattr(report, "portability_timings", [])),
         "test_time_ms": report.duration * 1e3,
+        "execution": getattr(report, "portability_execution", None),
+        "graph_breaks": getattr(report, "portability_graph_breaks", None),
     }
 
 
@@ -625,6 +749,12 @@ def _record(report: pytest.TestReport) -> dict[str, Any]:
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo) -> Any:
     report = yield
     report.portability_timings = list(item.stash.get(_timings_key, []))
+    timer = item.stash.get(_timer_key, None)
+    mode = _config.mode if _config is not None else "eager"
+    report.portability_execution = subtest_execution(mode, timer.executions if timer else [])
+    report.portability_graph_breaks = (
+        sum(timer.graph_breaks.values()) if timer and mode == "compiled" and timer.graph_breaks else None
+    )
     if call.excinfo is not None:
         report.portability_error = (call.excinfo.type.__name__, str(call.excinfo.value))
     return report
@@ -633,6 +763,15 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo) -> Any:
 def _error_of(report: pytest.TestReport) -> tuple[str, str]:
     found = getattr(report, "portability_error", None)
     if found:
-        return found[0], found[1][:2000]
+        return found[0], clip_message(found[1])
     text = str(report.longrepr)
     return "Error", text[-2000:]
+
+
+def clip_message(text: str, limit: int = 2000) -> str:
+    """A long error message as its head and its tail: wrapped errors (tf.function's "in user
+    code", dynamo's hints) put the cause at one end or the other."""
+    if len(text) <= limit:
+        return text
+    half = (limit - 7) // 2
+    return f"{text[:half]}\n[...]\n{text[-half:]}"

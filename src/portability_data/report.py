@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from portability_data.aggregate import plain_frame, ratio_shares, summary_tables, to_markdown
+from portability_data.aggregate import plain_frame, ratio_shares, summary_tables, supersede, to_markdown
 from portability_data.atomic import atomic_write_bytes
 from portability_data.tableio import read_table
 
@@ -151,6 +151,7 @@ class Inputs:
     results: pd.DataFrame | None
     samples: pd.DataFrame
     cases: pd.DataFrame | None
+    runs: pd.DataFrame | None = None
 
 
 def load_inputs(data_dir: Path) -> Inputs:
@@ -161,11 +162,80 @@ def load_inputs(data_dir: Path) -> Inputs:
     results = None
     if (data_dir / "results").exists():
         frame = read_table("results", data_dir / "results")
-        keep = [*SETTING_KEYS, "function", "outcome", "failure_category"]
+        keep = [
+            *SETTING_KEYS,
+            "function",
+            "outcome",
+            "failure_category",
+            "run_id",
+            "case_id",
+            "subtest",
+            "execution",
+            "graph_breaks",
+            "confirmation",
+            "failure_rule",
+        ]
         results = plain_frame(frame[keep])
     cases_path = data_dir / "cases" / "cases.parquet"
     cases = plain_frame(read_table("cases", cases_path)) if cases_path.exists() else None
-    return Inputs(outcomes, latencies, results, samples, cases)
+    runs = plain_frame(read_table("runs", data_dir / "runs")) if (data_dir / "runs").exists() else None
+    return Inputs(outcomes, latencies, results, samples, cases, runs)
+
+
+FAILING_OUTCOMES = ("failed", "error", "timeout", "crashed", "memory")
+
+
+def how_runs_ran(
+    results: pd.DataFrame | None, runs: pd.DataFrame | None
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(execution counts, superseded runs). Per setting of the pooled (not superseded) runs that
+    record it: subtests by how they executed, the share of compiled-mode cases whose function under
+    test really compiled, order-dependent subtests, and the share of failing rows no rule
+    classified. A subtest counts under the least compiled of its rows."""
+    columns = [
+        *SETTING_KEYS,
+        "n_cases",
+        "n_subtests",
+        "eager",
+        "compiled",
+        "graph_breaks",
+        "eager_fallback",
+        "not_routed",
+        "pct_cases_compiled",
+        "n_order_dependent",
+        "n_failing_rows",
+        "pct_unclassified",
+    ]
+    if results is None or results.empty or "execution" not in results:
+        return pd.DataFrame(columns=columns), pd.DataFrame()
+    kept, superseded = supersede(results, runs)
+    kept = kept[kept["execution"].notna()]
+    rank = ["not_routed", "eager_fallback", "graph_breaks", "compiled", "eager"]
+    rows = []
+    for setting, group in kept.groupby(SETTING_KEYS):
+        worst = group.groupby(["case_id", "subtest"])["execution"].agg(lambda v: min(v, key=rank.index))
+        counts = worst.value_counts()
+        by_case = worst.groupby(level=0).agg(lambda v: all(e == "compiled" for e in v))
+        failing = group[group["outcome"].isin(FAILING_OUTCOMES)]
+        order_dependent = group[group["confirmation"] == "order_dependent"][["case_id", "subtest"]]
+        compiled_mode = setting[-1] == "compiled"
+        rows.append(
+            {
+                **dict(zip(SETTING_KEYS, setting)),
+                "n_cases": int(worst.index.get_level_values(0).nunique()),
+                "n_subtests": len(worst),
+                **{e: int(counts.get(e, 0)) for e in rank[::-1]},
+                "pct_cases_compiled": round(100.0 * by_case.mean(), 1)
+                if compiled_mode and len(by_case)
+                else None,
+                "n_order_dependent": len(order_dependent.drop_duplicates()),
+                "n_failing_rows": len(failing),
+                "pct_unclassified": round(100.0 * (failing["failure_rule"] == "unclassified").mean(), 1)
+                if len(failing)
+                else 0.0,
+            }
+        )
+    return _ordered(pd.DataFrame(rows, columns=columns)), superseded
 
 
 def _known_only(frame: pd.DataFrame) -> pd.DataFrame:
@@ -1470,6 +1540,7 @@ def build(inputs: Inputs) -> tuple[list[Section], dict[str, pd.DataFrame], dict[
         "modes": modes,
         "mode_summary": mode_summary(modes),
     }
+    tables["executions"], tables["superseded"] = how_runs_ran(inputs.results, inputs.runs)
     images: dict[str, bytes] = {}
     makers: list[tuple[str, Callable[[], bytes | None]]] = [
         ("outcome_shares.png", lambda: fig_outcome_shares(summary["outcome_shares"])),
@@ -1562,6 +1633,22 @@ def _sections(tables: dict[str, pd.DataFrame], scatter_names: list[str]) -> list
             "Sample coverage: sampled functions (replaced ones left out) with outcome rows; the rest "
             "were not run or are spelled differently.",
             [("Settings", cols("settings")), ("Sample coverage", cols("sample_coverage"))],
+            [],
+        ),
+        Section(
+            "How our runs ran",
+            "A label is a claim, so every subtest of our runs records how it executed: eager; compiled "
+            "(the function under test went through the compiler as a whole: torch.compile with "
+            "fullgraph, jax.jit, tf.function(jit_compile=True)); graph_breaks (torch.compile split it); "
+            "eager_fallback (torch.compile made no graph and ran it eagerly); not_routed (compiled mode, "
+            "but the timed code did not go through the compiler). Compiled-mode outcomes and latencies "
+            "count only subtests that really compiled; the rest are counted in the outcomes table's "
+            "n_not_compiled. A failing subtest is re-run alone in a fresh worker before it counts; one "
+            "that passes there is order-dependent (counted as passed). pct_unclassified: failing rows "
+            "no rule of the rule table (src/portability_data/rules/failures.yaml) classified. "
+            "Superseded runs (made by an older harness or older case files) stay in the dataset but are "
+            "not pooled.",
+            [("Execution per setting", cols("executions")), ("Superseded runs", cols("superseded"))],
             [],
         ),
         Section(

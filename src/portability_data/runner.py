@@ -145,6 +145,25 @@ class Journal:
     def append(self, row: dict[str, Any]) -> None:
         self._write({"row": row})
 
+    def append_confirmation(self, confirmation: dict[str, Any]) -> None:
+        """The verdict of a failing subtest re-run alone in a fresh worker."""
+        self._write({"confirm": confirmation})
+
+    def confirmations(self) -> dict[str, dict[str, Any]]:
+        """test_id -> the confirmation journaled for it (a torn last line is dropped)."""
+        if self._handle is not None:
+            self._handle.flush()
+        found: dict[str, dict[str, Any]] = {}
+        with open(self.path, encoding="utf-8") as handle:
+            for line in handle:
+                try:
+                    entry = json.loads(line)
+                except json.JSONDecodeError:
+                    continue
+                if "confirm" in entry:
+                    found[entry["confirm"]["test_id"]] = entry["confirm"]
+        return found
+
     def append_info(self, info: dict[str, Any]) -> None:
         """What the first worker said of the device (model, versions, timer floor)."""
         self._write({"info": info})
@@ -199,6 +218,7 @@ class WorkerInfo:
     framework_version: str
     timer_floor_ms: float | None
     driver: str | None
+    build: dict[str, Any] | None = None
 
 
 class Worker:
@@ -369,6 +389,7 @@ class RunState:
     params_hash: str
     done: set[tuple[str, int]] = field(default_factory=set)
     info: WorkerInfo | None = None
+    digests: dict[str, Any] | None = None  # taken when the run starts: the code as it ran
 
 
 def new_run_id(spec: RunSpec) -> str:
@@ -391,7 +412,12 @@ def select_cases(spec: RunSpec, paths: Paths) -> list[dict[str, Any]]:
 
 
 def run(
-    spec: RunSpec, paths: Paths, resume: str | None = None, log: Any = None, params_hash: str | None = None
+    spec: RunSpec,
+    paths: Paths,
+    resume: str | None = None,
+    log: Any = None,
+    params_hash: str | None = None,
+    confirm: bool = True,
 ) -> str:
     """Run the cases, journal every row, write the shard and the runs row; returns the run id."""
     spec.validate()
@@ -405,8 +431,17 @@ def run(
         journal = Journal(paths.journal_dir / f"{run_id}.jsonl")
         started = dt.datetime.now(dt.UTC).isoformat()
         key = params_hash or spec.params_hash()
-        journal.start({"run_id": run_id, "spec": asdict(spec), "started_at": started, "params_hash": key})
-        state = RunState(spec, run_id, journal, started, key)
+        digests = code_digests(paths, spec)
+        journal.start(
+            {
+                "run_id": run_id,
+                "spec": asdict(spec),
+                "started_at": started,
+                "params_hash": key,
+                "digests": digests,
+            }
+        )
+        state = RunState(spec, run_id, journal, started, key, digests=digests)
     cases = select_cases(spec, paths)
     if not cases:
         raise RunError(f"no active cases for {spec.framework} under {paths.cases_dir}")
@@ -419,6 +454,10 @@ def run(
                 for case in cases:
                     supervisor.run_case(case, repeat)
                     state.journal.sync()
+            if confirm:
+                rerun = supervisor.confirm_failures()
+                if rerun:
+                    say(f"{rerun} failing subtest(s) re-run alone in a fresh worker")
         finally:
             supervisor.close()
             state.journal.close()
@@ -432,26 +471,30 @@ class _Supervisor:
         self.state, self.paths, self.scratch, self.log_path, self.say = state, paths, scratch, log_path, say
         self.worker: Worker | None = None
 
+    def _start_worker(self) -> tuple[Worker, dict[str, Any]]:
+        """A new worker process, once it said it is ready (with what it found of the device)."""
+        worker = Worker(self.state.spec, self.paths, self.scratch, self.log_path)
+        try:
+            ready = worker.next_event(timeout=max(self.state.spec.timeout_s, 300))
+        except (WorkerDied, WorkerOverMemory) as exc:
+            raise RunError(f"the case worker did not start: {exc}; see {self.log_path}") from None
+        if ready is None or ready.get("event") != "ready":
+            message = ready.get("error") if ready else "no answer"
+            worker.kill()
+            raise RunError(f"cannot run {self.state.spec.framework} on {self.state.spec.device}: {message}")
+        return worker, ready
+
     def _ensure_worker(self) -> Worker:
         if self.worker is None or self.worker.process.poll() is not None:
             if self.worker is not None:
                 self.worker.close()
-            self.worker = Worker(self.state.spec, self.paths, self.scratch, self.log_path)
-            try:
-                ready = self.worker.next_event(timeout=max(self.state.spec.timeout_s, 300))
-            except (WorkerDied, WorkerOverMemory) as exc:
-                raise RunError(f"the case worker did not start: {exc}; see {self.log_path}") from None
-            if ready is None or ready.get("event") != "ready":
-                message = ready.get("error") if ready else "no answer"
-                self.worker.kill()
-                raise RunError(
-                    f"cannot run {self.state.spec.framework} on {self.state.spec.device}: {message}"
-                )
+            self.worker, ready = self._start_worker()
             info = WorkerInfo(
                 ready["device_model"],
                 ready["framework_version"],
                 ready["timer_floor_ms"],
                 ready.get("driver"),
+                ready.get("build"),
             )
             if self.state.info is None:
                 self.state.info = info
@@ -520,6 +563,64 @@ class _Supervisor:
             if target.endswith("::<collection>"):
                 return
 
+    def confirm_failures(self) -> int:
+        """Re-run every failing subtest alone, each in a fresh worker (nothing else ran there
+        before it: no earlier case, no framework cache, no compiled code), and journal the verdict.
+        A subtest that passes alone failed because of what ran before it in the run: it is
+        order-dependent, kept and visible, not the framework's failure. Timeouts and memory-cap
+        kills are not re-run (another 15 minutes or another blown cap would say nothing new).
+        Returns the number of subtests re-run."""
+        if self.worker is not None:
+            self.worker.stop()
+            self.worker = None
+        _, rows = self.state.journal.read()
+        done = self.state.journal.confirmations()
+        failing = sorted(
+            {
+                r["test_id"]
+                for r in rows
+                if r["outcome"] in CONFIRMED_OUTCOMES and not r["test_id"].endswith("::<collection>")
+            }
+            - set(done)
+        )
+        for test_id in failing:
+            outcome, error_type = self._run_alone(test_id)
+            verdict = (
+                "confirmed"
+                if outcome in FAILING_OUTCOMES
+                else "order_dependent"
+                if outcome == "passed"
+                else "inconclusive"
+            )
+            self.state.journal.append_confirmation(
+                {"test_id": test_id, "verdict": verdict, "outcome": outcome, "error_type": error_type}
+            )
+            self.state.journal.sync()
+        return len(failing)
+
+    def _run_alone(self, test_id: str) -> tuple[str, str | None]:
+        """(outcome, error type) of one subtest run by itself in a new worker."""
+        worker, _ = self._start_worker()
+        try:
+            worker.send({"select": [str(self.paths.repo_root / test_id)]})
+            outcome: tuple[str, str | None] = ("unknown", None)
+            while True:
+                event = worker.next_event(timeout=self.state.spec.timeout_s)
+                if event is None:
+                    return ("timeout", "Timeout")
+                if event.get("event") == "result" and event.get("when") != "collect":
+                    outcome = (event["outcome"], event.get("error_type"))
+                elif event.get("event") == "result":
+                    return ("error", event.get("error_type"))
+                elif event.get("event") in ("done", "internal"):
+                    return outcome
+        except WorkerDied as died:
+            return ("crashed", describe_exit(died.returncode))
+        except WorkerOverMemory:
+            return ("memory", "MemoryCapExceeded")
+        finally:
+            worker.kill()
+
     def _describe(self, fault: Exception) -> tuple[str, str, str]:
         """(outcome, error type, message) of a subtest that took its worker down."""
         if isinstance(fault, WorkerHung):
@@ -542,6 +643,11 @@ class WorkerHung(RuntimeError):
     pass
 
 
+FAILING_OUTCOMES = frozenset({"failed", "error", "timeout", "crashed", "memory"})
+# Failing outcomes re-run alone before they count (timeout and memory are not: see confirm_failures).
+CONFIRMED_OUTCOMES = frozenset({"failed", "error", "crashed"})
+
+
 def _fault_event(test_id: str, outcome: str, error_type: str, message: str) -> dict[str, Any]:
     return {
         "test_id": test_id,
@@ -560,12 +666,12 @@ def subtest_name(test_id: str) -> str:
 
 def build_row(state: RunState, case: dict[str, Any], repeat: int, event: dict[str, Any]) -> dict[str, Any]:
     """One results row from a worker event, with its failure classified by the rule table."""
-    from portability_data.failures import classify_failure
+    from portability_data.failures import classify_failure_detail
 
     outcome = event["outcome"]
-    category = rule = None
-    if outcome in ("failed", "error", "timeout", "crashed", "memory"):
-        category, rule = classify_failure(
+    category = rule = subcategory = None
+    if outcome in FAILING_OUTCOMES:
+        category, rule, subcategory = classify_failure_detail(
             state.spec.framework,
             event.get("error_type") or "",
             event.get("error_message") or "",
@@ -592,6 +698,10 @@ def build_row(state: RunState, case: dict[str, Any], repeat: int, event: dict[st
         "device_model": info.device_model if info else state.spec.device,
         "mode": state.spec.mode,
         "framework_version": info.framework_version if info else "unknown",
+        "execution": event.get("execution"),
+        "graph_breaks": event.get("graph_breaks"),
+        "confirmation": None,
+        "failure_subcategory": subcategory,
     }
 
 
@@ -606,7 +716,14 @@ def _resume_state(run_id: str, paths: Paths) -> RunState:
     journal = Journal(path)
     header, rows = journal.read()
     spec = RunSpec(**{**header["spec"], "cases": tuple(header["spec"].get("cases", ()))})
-    state = RunState(spec, header["run_id"], journal, header["started_at"], header["params_hash"])
+    state = RunState(
+        spec,
+        header["run_id"],
+        journal,
+        header["started_at"],
+        header["params_hash"],
+        digests=header.get("digests"),
+    )
     state.done = {(r["test_id"], r["repeat"]) for r in rows}
     if header.get("info"):
         state.info = WorkerInfo(**header["info"])
@@ -630,6 +747,11 @@ def finish(state: RunState, paths: Paths, status: str = "complete") -> str:
         for row in rows:  # rows journaled before the worker said ready (resume) get the device facts
             if row["framework_version"] == "unknown":
                 row["framework_version"] = state.info.framework_version
+    confirmations = state.journal.confirmations()
+    for row in rows:
+        found = confirmations.get(row["test_id"])
+        if found is not None and row["outcome"] in CONFIRMED_OUTCOMES:
+            row["confirmation"] = found["verdict"]
     shard = pa.Table.from_pylist(rows, schema=contracts.RESULTS)
     shard_path = paths.results_dir / state.spec.source / f"{state.run_id}.parquet"
     atomic_write_arrow(shard_path, shard, exclusive=True)
@@ -658,6 +780,9 @@ def finish(state: RunState, paths: Paths, status: str = "complete") -> str:
         "finished_at": dt.datetime.now(dt.UTC),
         "status": status,
         "n_results": len(rows),
+        **host_facts(),
+        "build": json.dumps(info.build, sort_keys=True) if info.build is not None else None,
+        **(state.digests or {"harness_digest": None, "cases_digest": None, "case_digests": None}),
     }
     runs_path = paths.runs_dir / state.spec.source / f"{state.run_id}.parquet"
     atomic_write_arrow(runs_path, pa.Table.from_pylist([run_row], schema=contracts.RUNS), exclusive=True)
@@ -668,6 +793,83 @@ def _cpu_model() -> str:
     from portability_data.harness import _cpu_model as model
 
     return model()
+
+
+# CPU features that change which kernels a framework picks (vector width, bf16/fp16, matrix units).
+CPU_FEATURES = (
+    "sse4_2", "avx", "f16c", "fma", "avx2", "avx512f", "avx512dq", "avx512bw", "avx512vl",
+    "avx512_vnni", "avx512_bf16", "avx512_fp16", "avx_vnni", "amx_tile", "amx_bf16", "amx_int8",
+    "asimd", "sve", "sve2",
+)  # fmt: skip
+
+
+def host_facts() -> dict[str, Any]:
+    """The host beyond its CPU name: the features its kernels can use, cores and memory."""
+    flags: set[str] = set()
+    with contextlib.suppress(OSError):
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith(("flags", "Features")):
+                flags.update(line.split(":", 1)[1].split())
+                break
+    memory_mb = None
+    with contextlib.suppress(OSError, ValueError, IndexError):
+        for line in Path("/proc/meminfo").read_text().splitlines():
+            if line.startswith("MemTotal:"):
+                memory_mb = int(line.split()[1]) // 1024
+    try:
+        cpus = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        cpus = os.cpu_count() or 1
+    return {
+        "cpu_flags": " ".join(f for f in CPU_FEATURES if f in flags) or None,
+        "cpu_count": cpus,
+        "memory_mb": memory_mb,
+    }
+
+
+HARNESS_FILES = ("harness.py", "worker.py")  # the code that decides how a case runs and is timed
+
+
+def _sha256(*parts: bytes) -> str:
+    digest = hashlib.sha256()
+    for part in parts:
+        digest.update(hashlib.sha256(part).digest())
+    return digest.hexdigest()
+
+
+def harness_digest(cases_dir: Path) -> str:
+    """sha256 over the harness and worker code and the cases' conftest (which loads the harness)."""
+    here = Path(__file__).resolve().parent
+    parts = [(here / name).read_bytes() for name in HARNESS_FILES]
+    conftest = cases_dir / "conftest.py"
+    parts.append(conftest.read_bytes() if conftest.exists() else b"")
+    return _sha256(*parts)
+
+
+def case_digests(paths: Paths, case_ids: Any, framework: str) -> dict[str, str]:
+    """case_id -> sha256 of its row file and test file, as they are on disk now."""
+    rows = {r["case_id"]: r for r in load_rows(paths.cases_dir, paths.repo_root, (framework,))}
+    found = {}
+    for case_id in sorted(case_ids):
+        row = rows.get(case_id)
+        if row is None:
+            continue
+        parts = [(paths.repo_root / row["_row_file"]).read_bytes()]
+        if row.get("test_file"):
+            parts.append((paths.repo_root / row["test_file"]).read_bytes())
+        found[case_id] = _sha256(*parts)
+    return found
+
+
+def code_digests(paths: Paths, spec: RunSpec) -> dict[str, Any]:
+    """The runs row's digests: what code ran the cases, and which version of each case ran."""
+    cases = [r["case_id"] for r in select_cases(spec, paths)]
+    digests = case_digests(paths, cases, spec.framework)
+    return {
+        "harness_digest": harness_digest(paths.cases_dir),
+        "cases_digest": _sha256(*(f"{k}={v}".encode() for k, v in sorted(digests.items()))),
+        "case_digests": json.dumps(digests, sort_keys=True),
+    }
 
 
 def _package_versions(framework: str) -> dict[str, str]:

@@ -118,6 +118,10 @@ class ResultsTable(_Table):
     device_model: Str = pa.Field(str_length={"min_value": 1})
     mode: Str = pa.Field(isin=c.MODES)
     framework_version: Str = pa.Field(str_length={"min_value": 1})
+    execution: Str = pa.Field(isin=c.EXECUTIONS, nullable=True)
+    graph_breaks: Int = pa.Field(ge=0, nullable=True)
+    confirmation: Str = pa.Field(isin=c.CONFIRMATIONS, nullable=True)
+    failure_subcategory: Str = pa.Field(nullable=True)
 
     @pa.dataframe_check(error="a failed subtest needs a failure category, a passed one none")
     def category_matches_outcome(cls, frame: pd.DataFrame) -> pd.Series:
@@ -158,6 +162,13 @@ class RunsTable(_Table):
     finished_at: Timestamp = pa.Field(nullable=True)
     status: Str = pa.Field(isin=c.RUN_STATUSES)
     n_results: Int = pa.Field(ge=0)
+    cpu_flags: Str = pa.Field(nullable=True)
+    cpu_count: Int = pa.Field(ge=1, nullable=True)
+    memory_mb: Int = pa.Field(ge=1, nullable=True)
+    build: Str = pa.Field(str_startswith="{", nullable=True)
+    harness_digest: Str = pa.Field(nullable=True)
+    cases_digest: Str = pa.Field(nullable=True)
+    case_digests: Str = pa.Field(str_startswith="{", nullable=True)
 
 
 class OutcomesTable(_Table):
@@ -176,6 +187,8 @@ class OutcomesTable(_Table):
     n_failed: Int = pa.Field(ge=0)
     n_skipped: Int = pa.Field(ge=0)
     dominant_failure_category: Str = pa.Field(isin=c.FAILURE_CATEGORIES, nullable=True)
+    n_order_dependent: Int = pa.Field(ge=0, nullable=True)
+    n_not_compiled: Int = pa.Field(ge=0, nullable=True)
 
 
 class LatenciesTable(_Table):

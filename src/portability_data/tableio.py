@@ -18,7 +18,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from portability_data.atomic import atomic_write_arrow, atomic_write_bytes
-from portability_data.contracts import SCHEMA_VERSION, arrow_schema
+from portability_data.contracts import ADDED_SINCE, SCHEMA_VERSION, arrow_schema
 
 __all__ = ["atomic_write_arrow", "atomic_write_bytes"]
 
@@ -77,7 +77,11 @@ def to_arrow(table: str, frame: pd.DataFrame, source: str = "<memory>") -> pa.Ta
         if column not in declared:
             problems.append(Problem(str(column), None, None, "column is not in the contract; remove it"))
     arrays = []
+    optional = set(added_since(table, 0))  # nullable columns added by a later schema: null if absent
     for field in schema:
+        if field.name not in frame.columns and field.name in optional:
+            arrays.append(pa.nulls(len(frame), field.type))
+            continue
         if field.name not in frame.columns:
             problems.append(Problem(field.name, None, None, f"missing column of type {field.type}"))
             continue
@@ -210,8 +214,9 @@ def read_file(table: str, path: Path) -> pa.Table:
             [Problem(None, None, holds, f"the file holds table {holds!r}, not {table!r}")],
             fix=f"move the file out of the {table} folder",
         )
-    problems = check_arrow_schema(table, found.schema, source)
     version = (found.schema.metadata or {}).get(b"schema_version")
+    found = with_added_columns(table, found, int(version) if version is not None else SCHEMA_VERSION)
+    problems = check_arrow_schema(table, found.schema, source)
     if version is not None and int(version) > SCHEMA_VERSION:
         problems.append(
             Problem(
@@ -221,6 +226,21 @@ def read_file(table: str, path: Path) -> pa.Table:
     if problems:
         raise TableValidationError(table, source, problems)
     return found.select(arrow_schema(table).names).cast(arrow_schema(table))
+
+
+def added_since(table: str, version: int) -> list[str]:
+    """Columns of `table` added (nullable) after schema `version`, oldest first."""
+    return [name for v in sorted(ADDED_SINCE) if v > version for name in ADDED_SINCE[v].get(table, ())]
+
+
+def with_added_columns(table: str, found: pa.Table, version: int) -> pa.Table:
+    """A file written at an older schema version, with the columns added since as nulls (only
+    those: any other missing or extra column is still drift and reported)."""
+    schema = arrow_schema(table)
+    for name in added_since(table, version):
+        if name not in found.column_names:
+            found = found.append_column(schema.field(name), pa.nulls(found.num_rows, schema.field(name).type))
+    return found
 
 
 def read_table(table: str, path: Path) -> pd.DataFrame:

@@ -1,13 +1,15 @@
 """A case worker: one process that imports the framework once and runs many case files.
 
 The runner starts it with the device and mode in the environment and talks to it in JSON lines:
-requests on stdin ({"file": ..., "deselect": [...]}), events on the file descriptor named by
+requests on stdin ({"file": ..., "deselect": [...]}, or {"select": [node id]} to run one subtest
+alone), events on the file descriptor named by
 PORTABILITY_EVENTS_FD (ready, start, result, done). Its own stdout and stderr (pytest's and the
 framework's chatter) go to a log file, so nothing a case prints can corrupt the event stream.
 """
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import json
 import os
@@ -42,6 +44,7 @@ def main() -> int:
                 "framework_version": version,
                 "timer_floor_ms": floor,
                 "driver": _driver(framework, backend.device),
+                "build": _build_facts(framework),
             },
         )
     except Exception as exc:  # the device is absent or the framework broken: say so and stop
@@ -51,8 +54,9 @@ def main() -> int:
     harness.set_sink(lambda record: _emit(events, record))
     for line in sys.stdin:
         request = json.loads(line)
+        targets = request.get("select") or [request["file"]]
         args = [
-            request["file"],
+            *targets,
             "-q",
             "-p",
             "no:cacheprovider",
@@ -110,6 +114,44 @@ def _forget_case_modules(rootdir: str) -> None:
 def _framework_version(framework: str) -> str:
     module = __import__(framework)
     return str(getattr(module, "__version__", "unknown"))
+
+
+def _build_facts(framework: str) -> dict[str, Any]:
+    """What the framework says of its own build: BLAS, oneDNN/MKL, CUDA, XLA (for the runs table:
+    two machines that disagree may differ here, not in the framework version)."""
+    facts: dict[str, Any] = {}
+    try:
+        if framework == "torch":
+            import torch
+
+            facts["config"] = torch.__config__.show()
+            facts["parallel"] = torch.__config__.parallel_info()
+            facts["mkldnn"] = bool(torch.backends.mkldnn.is_available())
+            facts["mkl"] = bool(torch.backends.mkl.is_available())
+            facts["cpu_capability"] = torch.backends.cpu.get_cpu_capability()
+            facts["num_threads"] = torch.get_num_threads()
+        elif framework == "tensorflow":
+            import tensorflow as tf
+
+            facts["build_info"] = {k: str(v) for k, v in tf.sysconfig.get_build_info().items()}
+            facts["compile_flags"] = tf.sysconfig.get_compile_flags()
+            facts["onednn"] = os.environ.get("TF_ENABLE_ONEDNN_OPTS", "default (on for x86 builds)")
+            facts["git_version"] = tf.version.GIT_VERSION
+        elif framework == "jax":
+            import jax
+            import jaxlib
+
+            facts["jaxlib"] = jaxlib.__version__
+            facts["backend"] = jax.default_backend()
+            facts["platform_version"] = jax.devices()[0].client.platform_version
+            facts["x64"] = bool(jax.config.jax_enable_x64)
+        import numpy as np
+
+        with contextlib.suppress(TypeError):  # NumPy < 1.25 has no mode="dicts"
+            facts["numpy_blas"] = str(np.show_config(mode="dicts").get("Build Dependencies", {}))
+    except Exception as exc:  # a build fact missing is not a reason to refuse the run
+        facts["error"] = f"{type(exc).__name__}: {exc}"
+    return facts
 
 
 def _driver(framework: str, device: str) -> str | None:

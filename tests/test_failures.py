@@ -1,0 +1,72 @@
+"""The failure rule file: every rule classifies its own example, the file's format is checked,
+and the study's categories stay the only categories."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from portability_data import contracts
+from portability_data.failures import (
+    SECTIONS,
+    RuleFileError,
+    classify_failure_detail,
+    load_rules,
+    rules_for,
+)
+
+
+def _all_rules() -> list[tuple[str, object]]:
+    sections = load_rules()
+    return [(section, rule) for section in SECTIONS for rule in sections[section]]
+
+
+@pytest.mark.parametrize(("section", "rule"), _all_rules(), ids=lambda v: getattr(v, "rule_id", v))
+def test_every_rule_classifies_its_own_example(section: str, rule) -> None:
+    """A rule shadowed by an earlier one (or a pattern that misses its own example) fails here."""
+    frameworks = [section] if section in contracts.FRAMEWORKS else list(contracts.FRAMEWORKS)
+    error_type, message = rule.example
+    for framework in frameworks:
+        category, rule_id, subcategory = classify_failure_detail(framework, error_type, message)
+        assert rule_id == rule.rule_id, f"{framework}: example of {rule.rule_id} went to {rule_id}"
+        assert (category, subcategory) == (rule.category, rule.subcategory)
+
+
+def test_categories_are_the_studys_and_subcategories_refine_them() -> None:
+    for _, rule in _all_rules():
+        assert rule.category in contracts.FAILURE_CATEGORIES
+    assert {r.subcategory for _, r in _all_rules()} >= {"compile_limitation", "wrong_result", "dropped_check"}
+
+
+def test_order_common_then_framework_then_fallback() -> None:
+    torch_rules = [r.rule_id for r in rules_for("torch")]
+    assert torch_rules[0] == "harness_partial_timed" and torch_rules[-1] == "invalid_argument_value"
+    assert torch_rules.index("memory_pinned") < torch_rules.index("torch_no_backend_kernel")
+
+
+def test_unmatched_failure_is_unclassified() -> None:
+    assert classify_failure_detail("jax", "KeyError", "'x'") == ("other", "unclassified", None)
+    assert classify_failure_detail("torch", "", "", outcome="timeout")[:2] == ("timeout", "outcome_timeout")
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("common:\n  - {id: a, category: nonsense, pattern: x, example: {message: x}}\n", "category must be"),
+        ("common:\n  - {id: a, category: other, pattern: '(', example: {message: x}}\n", "not a valid regex"),
+        ("common:\n  - {id: a, category: other, pattern: x}\n", "needs an example"),
+        (
+            "common:\n  - {id: a, category: other, pattern: x, example: {message: x}}\n"
+            "jax:\n  - {id: a, category: other, pattern: y, example: {message: y}}\n",
+            "duplicate rule id",
+        ),
+        ("- just a list\n", "expected a mapping"),
+    ],
+)
+def test_malformed_rule_file_names_file_rule_and_field(tmp_path: Path, text: str, expected: str) -> None:
+    path = tmp_path / "failures.yaml"
+    path.write_text(text)
+    with pytest.raises(RuleFileError, match=expected) as info:
+        load_rules(path)
+    assert str(path) in str(info.value)
