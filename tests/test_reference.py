@@ -137,7 +137,7 @@ REAL_ERRORS = [
         "torch_gradcheck",
     ),
     ("torch", "NameError", "name 'stats' is not defined", "other", "test_name_error"),
-    ("torch", "AssertionError", "RuntimeError not raised", "other", "unclassified"),
+    ("torch", "AssertionError", "RuntimeError not raised", "other", "dropped_check"),
     (
         "tensorflow",
         "tensorflow.python.framework.errors_impl.InvalidArgumentError",
@@ -200,7 +200,7 @@ REAL_ERRORS = [
         "other",
         "test_parameters",
     ),
-    ("tensorflow", "AssertionError", "0 != 9128", "other", "unclassified"),
+    ("tensorflow", "AssertionError", "0 != 9128", "other", "wrong_result_values"),
 ]
 
 
@@ -505,6 +505,69 @@ def test_a_name_in_two_classes_gives_a_row_per_class_timings_on_the_last(mini_bu
     assert set(new["outcome"]) == {"passed"} and set(new["test_id"]) == {f"{TF}/svd_test.py::testNew"}
 
 
+def _two_class_study(root: Path, report_tests: list[dict[str, Any]]) -> Path:
+    """A TF T4 run set whose report lists `test_session` in two classes of one file (as TF's
+    inherited test_session is collected in every test class) and one timing entry for it."""
+    _write(
+        root,
+        "study_function_map.json",
+        [
+            {
+                "framework": "tensorflow",
+                "paper_name": "tf.linalg.svd",
+                "test_file": "svd_test.py",
+                "qualified_name": "tf.linalg.svd",
+                "timed_call": "",
+                "in_sample": True,
+            }
+        ],
+    )
+    for run in (1, 2):
+        _write(
+            root,
+            f"tensorflow_timings/t4_vm/gpu/gpu_{run}.json",
+            {"svd_test.py:test_session": _op([0.001 * run]), "svd_test.py:testSvd": _op([0.002])},
+        )
+    _write(root, "tensorflow_timings/t4_vm/gpu/test_failure_report.json", _report(report_tests))
+    _write(root, "tensorflow_timings/t4_vm/cpu/cpu_1.json", {"svd_test.py:test_session": _op([0.5])})
+    return root
+
+
+def test_a_name_in_two_classes_gets_unique_test_ids_and_keeps_the_study_subtest(tmp_path: Path) -> None:
+    root = _two_class_study(
+        tmp_path,
+        [
+            _test(f"{TF}/svd_test.py::SvdTest::test_session", "passed"),
+            _test(f"{TF}/svd_test.py::SvdTest::testSvd", "passed"),
+            _test(f"{TF}/svd_test.py::SvdGradTest::test_session", "passed"),
+        ],
+    )
+    built = build_reference(root)
+    every = pd.concat([frame for frame, _ in built.values()], ignore_index=True)
+    assert not every.duplicated(["run_id", "test_id", "repeat"]).any()
+    gpu = _rows(built, "mince2023-tensorflow-t4_vm-gpu")
+    session = gpu[gpu["subtest"] == "test_session"]
+    assert sorted(set(session["test_id"])) == [
+        f"{TF}/svd_test.py::SvdGradTest::test_session",
+        f"{TF}/svd_test.py::SvdTest::test_session",
+    ]
+    assert len(session) == 4 and set(session["subtest"]) == {"test_session"}  # the study's key, no class
+    # the uncovered CPU run has no node id: the class-less id, unique as the timing key is
+    cpu = _rows(built, "mince2023-tensorflow-t4_vm-cpu")
+    assert list(cpu["test_id"]) == [f"{TF}/svd_test.py::test_session"]
+
+
+def test_rows_that_cannot_be_told_apart_stop_the_import(tmp_path: Path) -> None:
+    """A report listing one node id twice gives two rows with one (run_id, test_id, repeat): the
+    importer names the file and the key instead of writing both."""
+    node = f"{TF}/svd_test.py::SvdTest::test_session"
+    root = _two_class_study(tmp_path, [_test(node, "passed"), _test(node, "failed", "AssertionError: x")])
+    with pytest.raises(
+        ValueError, match=r"t4_vm/gpu/test_failure_report\.json: key 'svd_test\.py:test_session'"
+    ):
+        build_reference(root)
+
+
 def test_jax_report_covers_the_gpu_only_and_harness_failures_are_marked(mini_built: dict) -> None:
     gpu = _rows(mini_built, "mince2023-jax-t4_vm-gpu")
     cos1 = gpu[gpu["subtest"] == "testCos1"].iloc[0]
@@ -583,6 +646,21 @@ def test_real_import_counts(real: tuple[pd.DataFrame, pd.DataFrame, float]) -> N
     harness = results[results["failure_category"] == "harness"]
     assert set(harness["function"]) == {"jax.vjp", "jax.numpy.ones", "jax.numpy.zeros"}
     assert len(harness) == 130 * 3
+
+
+@needs_reference
+def test_real_import_keys_are_unique_and_keep_the_class(
+    real: tuple[pd.DataFrame, pd.DataFrame, float],
+) -> None:
+    results, _, _ = real
+    assert not results.duplicated(["run_id", "test_id", "repeat"]).any()
+    session = results[(results["framework"] == "tensorflow") & (results["subtest"] == "test_session")]
+    covered = session[session["outcome"] != "unknown"]
+    # every report node id is path::Class::test; only flush_test.py, which postdates the reports
+    # (module doc), has no node id and keeps the class-less id
+    classless = {t for t in covered["test_id"] if t.count("::") == 1}
+    assert len(covered) > 0 and classless == {f"{TF}/flush_test.py::test_session"}
+    assert covered.duplicated(["run_id", "case_id", "subtest", "repeat"]).any()  # the study's key is shared
 
 
 @needs_reference

@@ -115,7 +115,7 @@ def cmd_run(args: argparse.Namespace) -> None:
 
             print(close_partial(args.close, Paths.under(_repo_root())))
             return
-        run_id = run(spec, Paths.under(_repo_root()), resume=args.resume)
+        run_id = run(spec, Paths.under(_repo_root()), resume=args.resume, confirm=not args.no_confirm)
     except RunError as exc:
         raise SystemExit(f"error: {exc}") from None
     print(run_id)
@@ -124,7 +124,7 @@ def cmd_run(args: argparse.Namespace) -> None:
 def cmd_run_stage(args: argparse.Namespace) -> None:
     from portability_data.run_stage import run_stage
 
-    run_stage(load_params(args.params)["run"], _repo_root(), args.out)
+    run_stage(load_params(args.params)["run"], _repo_root(), args.out, tuple(args.frameworks or ()))
 
 
 def cmd_reference_import(args: argparse.Namespace) -> None:
@@ -273,6 +273,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--cases", nargs="*", help="case ids to run (default: all active cases)")
     p.add_argument("--resume", metavar="RUN_ID", help="finish a run that was killed, from its journal")
     p.add_argument(
+        "--no-confirm",
+        action="store_true",
+        help="do not re-run failing subtests alone in a fresh worker (their confirmation stays empty, "
+        "so an order-dependent failure counts as the framework's)",
+    )
+    p.add_argument(
         "--close",
         metavar="RUN_ID",
         help="write a killed run's shard as it stands (runs.status = partial) instead of resuming",
@@ -280,7 +286,13 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = add("run-stage", cmd_run_stage, "The DVC run stage: every framework x device x mode of params.yaml.")
     p.add_argument("--params", type=Path, default=Path("params.yaml"))
-    p.add_argument("--out", type=Path, default=Path("data/run_manifest.json"))
+    p.add_argument("--out", type=Path, default=Path("data/run_manifest.json"), help="the manifest to write")
+    p.add_argument(
+        "--frameworks",
+        nargs="*",
+        choices=FRAMEWORKS,
+        help="run only these frameworks' settings (two streams side by side; the stage runs all)",
+    )
 
     ref_sub = group("reference", "Import the 2023 study's raw data.")
     p = add(

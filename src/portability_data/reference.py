@@ -34,12 +34,23 @@ Decisions (each one keeps a quirk of the raw data visible rather than smoothing 
   where it covers the device and does not list the subtest (the study kept those: TF
   flush_test.py and JAX select_test.py postdate their reports); "unknown" where no report
   covers the device (every A100 and TPU v2 run, the TF and JAX CPU runs, JAX on TPU v3).
-- A test name shared by several classes of one file (TF `test_session`, `reduce_mean_test.py:
-  testAxesType`) is one timing entry (the last class run overwrote the others) but several report
-  entries: one row per report node id, the timings on the last one in report (= run) order.
+- Keys. The study keyed a subtest by its timing key "<file>:<test>": no test class, and (PyTorch)
+  the device token still in the name. Its figures pair a subtest across devices on that key with
+  the device token removed, i.e. on (case_id, subtest) here. `subtest` keeps exactly that key (the
+  test name, device token removed, never the class), so the study's pairing and figures are
+  reproduced. A test name shared by several classes of one file (TF's inherited `test_session`,
+  collected in every test class; `reduce_mean_test.py:testAxesType`) is therefore one study subtest
+  with one timing entry (the last class run overwrote the others) but several report entries.
+  `test_id` is the row's own identity, unique per (run_id, test_id, repeat): the report's node id
+  (`<path>::<Class>::<test>`, the class kept) wherever a covering report lists the key, one row per
+  node id, the timings on the last one in report (= run) order; else "src/<dir>/<file>::<test>",
+  since the timing files record no class (an entry is just {"operations", "test_time"}), which is
+  unique because a timing file holds each key once. Rows that still share (run_id, test_id,
+  repeat) (a report listing one node id twice) cannot be told apart: the import raises, naming the
+  file and the key, instead of writing duplicates. Several rows may share (run_id, case_id,
+  subtest, repeat), as they shared the study's key.
 - Report entries with no timing entry get a row per repeat with no timings (outcome from the
-  report); timing entries absent from a covering report keep test_id "src/<dir>/<file>::<test>"
-  (the class is not recorded in timing files).
+  report).
 - Failures: error type and message from pytest's crash record, category and rule from
   `failures.classify_failure` (the JAX `partial_timed()` TypeError is "harness"); the outcome stays
   the report's ("failed", also for the pytest-timeout "Failed: Timeout >1020.0s"). Skipped rows
@@ -267,6 +278,10 @@ def _rows_for_run_set(
     test_dir = TEST_DIRS[framework]
     rows: dict[str, list[dict[str, Any]]] = defaultdict(list)
     unmapped: set[str] = set()
+    # (run_id, test_id, repeat) -> (raw file, key) of the row that took it: two rows the raw data
+    # cannot tell apart stop the import rather than enter the dataset twice.
+    seen: dict[tuple[str, str, int], tuple[str, str]] = {}
+    run_files_rel = [path.relative_to(reference_dir).as_posix() for path in run_set.run_files]
 
     def device_model(device: str) -> str:
         return f"{run_set.machine} CPU" if device == "cpu" else accelerator_model
@@ -303,6 +318,16 @@ def _rows_for_run_set(
             row.update(variant)
             row["test_id"] = variant["test_id"] or base["_classless_id"]
             row["repeat"] = repeat
+            origin = run_set.report_rel if variant["test_id"] else run_files_rel[repeat]
+            identity = (row["run_id"], row["test_id"], repeat)
+            if identity in seen:
+                first_file, first_key = seen[identity]
+                raise ValueError(
+                    f"{origin}: key {key!r} gives test_id {row['test_id']!r} (run {row['run_id']}, "
+                    f"repeat {repeat}) a second time (first from {first_file}, key {first_key!r}); "
+                    "the raw data cannot tell these rows apart"
+                )
+            seen[identity] = (str(origin), key)
             # The timing entry belongs to the last class run (later ones overwrote earlier ones).
             last = index == len(variants) - 1
             row["op_latencies_ms"] = [float(s) * 1000.0 for s in ops] if last else []

@@ -3,8 +3,9 @@ has no complete run for, and write a manifest of the runs that cover the current
 
 Shards are source data, not stage outputs (DESIGN.md): a shard from another machine is added by
 git and picked up by `aggregate`. So this stage skips a combination when a complete run of the
-same framework, device, mode and parameters over the same case files is already in data/runs
-(the params hash covers the case files' digest), and only the manifest is its output.
+same framework, device, mode and parameters over the same case files and the same harness is
+already in data/runs (the params hash covers both digests: a changed harness re-measures), and only
+the manifest is its output.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from typing import Any
 import pyarrow.parquet as pq
 
 from portability_data.atomic import atomic_write_bytes
-from portability_data.runner import Paths, RunSpec, run
+from portability_data.runner import Paths, RunSpec, harness_digest, run
 
 
 def cases_digest(repo_root: Path, framework: str) -> str:
@@ -45,13 +46,19 @@ def existing_runs(runs_dir: Path) -> dict[str, dict[str, Any]]:
     return found
 
 
-def run_stage(run_params: dict[str, Any], repo_root: Path, manifest: Path) -> list[str]:
-    """Run what is missing; write the manifest (run ids covering the current cases); return it."""
+def run_stage(
+    run_params: dict[str, Any], repo_root: Path, manifest: Path, only: tuple[str, ...] = ()
+) -> list[str]:
+    """Run what is missing; write the manifest (run ids covering the current cases); return it.
+    `only` limits the frameworks (to run two streams side by side; the stage itself runs all)."""
     paths = Paths.under(repo_root)
     done = existing_runs(paths.runs_dir)
     covering = []
+    harness = harness_digest(paths.cases_dir)
     for framework in run_params["frameworks"]:
-        digest = cases_digest(paths.repo_root, framework)
+        if only and framework not in only:
+            continue
+        digest = cases_digest(paths.repo_root, framework) + harness
         for device in run_params["devices"]:
             for mode in run_params["modes"]:
                 spec = RunSpec(
