@@ -334,3 +334,25 @@ def test_execution_is_recorded_per_subtest_in_a_run(case_repo) -> None:
         assert {r["subtest"]: r["execution"] for r in rows} == expected
         breaks = {r["subtest"]: r["graph_breaks"] for r in rows}
         assert (breaks["test_breaks"] or 0) >= (1 if mode == "compiled" else 0)
+
+
+def test_different_constants_with_the_same_repr_get_different_compiled_targets() -> None:
+    """NumPy abbreviates large arrays in its repr: a cache keyed on the repr would run the target
+    compiled for the first constant on the second."""
+    import numpy as np
+    import torch
+
+    first, second = np.zeros(5000), np.zeros(5000)
+    second[2500] = 1.0
+    assert repr(first) == repr(second)
+
+    def plus_total(x, constant):
+        return x + float(constant.sum())
+
+    timer = Timer(TorchBackend("cpu"), "compiled", warmup=0)
+    assert timer(plus_total, torch.zeros(2), first).tolist() == [0.0, 0.0]
+    assert timer(plus_total, torch.zeros(2), second).tolist() == [1.0, 1.0]
+    assert len(timer._compiled) == 2
+    timer(torch.add, torch.zeros(2), 3)  # plain constants are keyed by value
+    timer(torch.add, torch.ones(2), 3)
+    assert len(timer._compiled) == 3

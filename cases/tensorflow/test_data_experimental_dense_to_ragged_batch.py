@@ -17,8 +17,7 @@ def _ragged_dataset(lengths, dtype):
 @pytest.mark.parametrize("lengths,batch_size", [((3, 0, 5, 1, 2), 2), ((4,), 3), ((2, 2, 2), 3)], ids=str)
 def test_ragged_batches(device, timed, dtype, lengths, batch_size):
     ds = _ragged_dataset(lengths, dtype)
-    with timed.region() as region:
-        region.result = out = ds.apply(tf.data.experimental.dense_to_ragged_batch(batch_size))
+    out = timed(ds.apply, tf.data.experimental.dense_to_ragged_batch(batch_size))
     batches = list(out)
     assert len(batches) == -(-len(lengths) // batch_size)
     rows = []
@@ -31,8 +30,7 @@ def test_ragged_batches(device, timed, dtype, lengths, batch_size):
 
 def test_drop_remainder(device, timed):
     ds = _ragged_dataset((1, 2, 3, 4, 5), tf.int32)
-    with timed.region() as region:
-        region.result = out = ds.apply(tf.data.experimental.dense_to_ragged_batch(2, drop_remainder=True))
+    out = timed(ds.apply, tf.data.experimental.dense_to_ragged_batch(2, drop_remainder=True))
     batches = list(out)
     assert len(batches) == 2 and out.element_spec.shape.as_list() == [2, None]
     assert batches[1].to_list() == [[0, 1, 2], [0, 1, 2, 3]]
@@ -41,8 +39,7 @@ def test_drop_remainder(device, timed):
 def test_uniform_elements_stay_dense(device, timed):
     data = np.arange(600 * 512, dtype=np.float32).reshape(600, 512)  # 1.2 MB
     ds = tf.data.Dataset.from_tensor_slices(data)
-    with timed.region() as region:
-        region.result = out = ds.apply(tf.data.experimental.dense_to_ragged_batch(256))
+    out = timed(ds.apply, tf.data.experimental.dense_to_ragged_batch(256))
     batches = list(out)
     assert isinstance(batches[0], tf.Tensor) and batches[0].shape == (256, 512)
     np.testing.assert_array_equal(np.concatenate([b.numpy() for b in batches]), data)
@@ -50,8 +47,7 @@ def test_uniform_elements_stay_dense(device, timed):
 
 def test_nested_elements(device, timed):
     ds = tf.data.Dataset.range(1, 5).map(lambda n: {"v": tf.range(n), "n": n})
-    with timed.region() as region:
-        region.result = out = ds.apply(tf.data.experimental.dense_to_ragged_batch(4))
+    out = timed(ds.apply, tf.data.experimental.dense_to_ragged_batch(4))
     batch = next(iter(out))
     assert batch["v"].to_list() == [[0], [0, 1], [0, 1, 2], [0, 1, 2, 3]]
     np.testing.assert_array_equal(batch["n"].numpy(), [1, 2, 3, 4])

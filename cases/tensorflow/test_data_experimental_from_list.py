@@ -12,8 +12,7 @@ DTYPES = [tf.float32, tf.float64, tf.float16, tf.bfloat16, tf.int32, tf.int64, t
 def test_from_list_elements(device, timed, dtype, n, shape):
     rng = np.random.default_rng(0)
     elements = [(rng.integers(0, 4, shape)).astype(dtype.as_numpy_dtype) for _ in range(n)]
-    with timed.region() as region:
-        region.result = ds = tf.data.experimental.from_list(elements)
+    ds = timed(tf.data.experimental.from_list, elements)
     assert ds.element_spec == tf.TensorSpec(shape, dtype)
     assert int(ds.cardinality()) == n
     got = [e.numpy() for e in ds]
@@ -23,8 +22,7 @@ def test_from_list_elements(device, timed, dtype, n, shape):
 
 def test_from_list_nested_elements(device, timed):
     elements = [{"x": np.float32(i), "y": (f"s{i}", np.arange(i, i + 2))} for i in range(4)]
-    with timed.region() as region:
-        region.result = ds = tf.data.experimental.from_list(elements)
+    ds = timed(tf.data.experimental.from_list, elements)
     assert ds.element_spec["y"][0] == tf.TensorSpec((), tf.string)
     for i, e in enumerate(ds):
         assert e["x"].numpy() == i and e["y"][0].numpy() == f"s{i}".encode()
@@ -32,13 +30,12 @@ def test_from_list_nested_elements(device, timed):
 
 
 def test_from_list_empty_raises(device, timed):
-    with pytest.raises(ValueError), timed.region():
-        tf.data.experimental.from_list([])
+    with pytest.raises(ValueError):
+        timed(tf.data.experimental.from_list, [])
 
 
 def test_from_list_differing_shapes_relax_spec(device, timed):
-    with timed.region() as region:
-        region.result = ds = tf.data.experimental.from_list([np.zeros(2), np.ones(3)])
+    ds = timed(tf.data.experimental.from_list, [np.zeros(2), np.ones(3)])
     assert ds.element_spec == tf.TensorSpec((None,), tf.float64)
     got = [e.numpy() for e in ds]
     np.testing.assert_array_equal(got[0], [0.0, 0.0])
@@ -46,5 +43,5 @@ def test_from_list_differing_shapes_relax_spec(device, timed):
 
 
 def test_from_list_mixed_structure_raises(device, timed):
-    with pytest.raises((ValueError, TypeError)), timed.region():
-        tf.data.experimental.from_list([(1, 2), (1, 2, 3)])
+    with pytest.raises((ValueError, TypeError)):
+        timed(tf.data.experimental.from_list, [(1, 2), (1, 2, 3)])

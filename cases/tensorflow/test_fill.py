@@ -18,7 +18,12 @@ def test_fill_matches_numpy(device, timed, dtype, dims):
 
 @pytest.mark.parametrize("value", [np.inf, -np.inf, np.nan, -0.0, 1e-45], ids=str)
 def test_fill_special_values(device, timed, value):
-    out = timed(tf.fill, tf.constant([4, 3]), tf.constant(value, tf.float32)).numpy()
+    # The scalar comes from a NumPy array: tf.constant of a Python float may be served from
+    # TensorFlow's eager scalar cache, which matches by == and so hands back a cached +0.0 for -0.0
+    # once any earlier code made a 0.0 in this process.
+    scalar = tf.constant(np.array(value, np.float32))
+    assert np.signbit(scalar.numpy()) == np.signbit(np.float32(value))
+    out = timed(tf.fill, tf.constant([4, 3]), scalar).numpy()
     np.testing.assert_array_equal(out, np.full((4, 3), value, np.float32))
     np.testing.assert_array_equal(np.signbit(out), np.signbit(np.full((4, 3), value, np.float32)))
 

@@ -8,6 +8,17 @@ import tensorflow as tf
 TOL = {tf.float32: 1e-6, tf.float64: 1e-6, tf.float16: 2e-3, tf.bfloat16: 2e-2}
 
 
+def _applier(ema):
+    """ema.apply as a function of the variable; it returns the updated average (apply itself returns
+    an op), read after the update."""
+
+    def apply(var):
+        ema.apply([var])
+        return ema.average(var).read_value()
+
+    return apply
+
+
 def _ema(values, decay, init):
     shadow = init.astype(np.float64)
     for v in values:
@@ -21,9 +32,8 @@ def test_ema_matches_recurrence(device, timed, dtype, shape):
     rng = np.random.default_rng(0)
     init = rng.uniform(-1, 1, shape).astype(dtype.as_numpy_dtype)
     var = tf.Variable(init)
-    with timed.region() as region:
-        ema = tf.train.ExponentialMovingAverage(decay=0.9)
-        region.result = ema.apply([var])
+    ema = tf.train.ExponentialMovingAverage(decay=0.9)
+    timed.once(_applier(ema), var)
     steps = [rng.uniform(-1, 1, shape) for _ in range(3)]
     for step in steps:
         var.assign(step.astype(dtype.as_numpy_dtype))
@@ -38,12 +48,11 @@ def test_ema_matches_recurrence(device, timed, dtype, shape):
 
 def test_num_updates_caps_decay(device, timed):
     var = tf.Variable([0.0, 10.0], dtype=tf.float64)
-    with timed.region() as region:
-        ema = tf.train.ExponentialMovingAverage(decay=0.999, num_updates=tf.constant(0))
-        region.result = ema.apply([var])  # decay used: min(0.999, 1/10) = 0.1, shadow starts at var
+    ema = tf.train.ExponentialMovingAverage(decay=0.999, num_updates=tf.constant(0))
+    apply = _applier(ema)
+    timed.once(apply, var)  # decay used: min(0.999, 1/10) = 0.1, shadow starts at var
     var.assign([1.0, 20.0])
-    with timed.region() as region:
-        region.result = ema.apply([var])
+    timed.once(apply, var)
     np.testing.assert_allclose(
         ema.average(var).numpy(), 0.1 * np.array([0.0, 10.0]) + 0.9 * np.array([1.0, 20.0]), rtol=1e-6
     )
@@ -52,9 +61,8 @@ def test_num_updates_caps_decay(device, timed):
 def test_zero_debias_leaves_variables_alone(device, timed):
     """zero_debias applies to averaged tensors only: a variable's shadow starts at its value."""
     var = tf.Variable(5.0, dtype=tf.float64)
-    with timed.region() as region:
-        ema = tf.train.ExponentialMovingAverage(decay=0.5, zero_debias=True)
-        region.result = ema.apply([var])
+    ema = tf.train.ExponentialMovingAverage(decay=0.5, zero_debias=True)
+    timed.once(_applier(ema), var)
     np.testing.assert_allclose(ema.average(var).numpy(), 5.0 * 0.5 + 5.0 * 0.5, rtol=1e-6)
     var.assign(9.0)
     ema.apply([var])
@@ -63,14 +71,13 @@ def test_zero_debias_leaves_variables_alone(device, timed):
 
 def test_tensor_inputs_and_names(device, timed):
     var = tf.Variable(2.0, name="weights")
-    with timed.region() as region:
-        ema = tf.train.ExponentialMovingAverage(0.25, name="avg")
-        region.result = ema.apply([var])
+    ema = tf.train.ExponentialMovingAverage(0.25, name="avg")
+    timed.once(_applier(ema), var)
     assert ema.name == "avg" and ema.average_name(var).startswith("weights/avg")
     assert ema.average(var).trainable is False
 
 
 def test_integer_variable_rejected(device, timed):
     ema = tf.train.ExponentialMovingAverage(0.5)
-    with pytest.raises(TypeError), timed.region():
-        ema.apply([tf.Variable([1, 2], dtype=tf.int32)])
+    with pytest.raises(TypeError):
+        timed.once(_applier(ema), tf.Variable([1, 2], dtype=tf.int32))

@@ -476,7 +476,14 @@ class Timer:
         array_names = tuple(sorted(k for k, v in kwargs.items() if traced(v)))
         static_args = {i: a for i, a in enumerate(args) if i not in array_positions}
         static_kwargs = {k: v for k, v in kwargs.items() if k not in array_names}
-        key = (id(fn), len(args), array_positions, array_names, repr(static_args), repr(static_kwargs))
+        key = (
+            id(fn),
+            len(args),
+            array_positions,
+            array_names,
+            tuple((i, _constant_key(a)) for i, a in static_args.items()),
+            tuple((k, _constant_key(v)) for k, v in sorted(static_kwargs.items())),
+        )
         if key not in self._compiled:
 
             def with_constants(*arrays: Any) -> Any:
@@ -550,6 +557,29 @@ class Timer:
             values.append((time.perf_counter() - start) * 1e3)
         values.sort()
         return values[len(values) // 2]
+
+
+_PLAIN = (type(None), bool, int, float, complex, str, bytes)
+
+
+def _constant_key(value: Any) -> Any:
+    """How a constant argument identifies a compiled target: plain values (and tuples/lists of
+    them) by value, anything else by identity. A repr would not do: NumPy abbreviates large
+    arrays and a tf.data.Dataset prints only its spec, so two different constants could share a
+    compiled function. Identity is safe because the target's closure keeps the object alive."""
+    if isinstance(value, _PLAIN):
+        return (type(value).__name__, value)
+    if isinstance(value, (tuple, list)) and all(isinstance(v, _PLAIN) for v in value):
+        return (type(value).__name__, tuple(value))
+    dtype_like = type(value).__module__.split(".")[0] in (
+        "torch",
+        "tensorflow",
+        "jax",
+        "numpy",
+    ) and not hasattr(value, "shape")
+    if dtype_like:  # dtypes, devices, enums of the frameworks: compare by value
+        return (type(value).__name__, repr(value))
+    return ("id", id(value))
 
 
 def _fresh_function(fn: Callable[..., Any], serial: int) -> Callable[..., Any]:
