@@ -11,6 +11,9 @@ from jax._src.interpreters import partial_eval as pe
 
 jax.config.update("jax_enable_x64", True)
 
+# Timed with timed.region(), not timed(): PartialVal is a Python-side tracing record (an aval or a value
+# in a tuple), no jax.jit can return it and it does no array computation to compile.
+
 DTYPES = ["float32", "float64", "float16", "bfloat16", "int32", "bool", "complex64"]
 
 

@@ -12,6 +12,9 @@ from jax._src.interpreters import partial_eval as pe
 
 jax.config.update("jax_enable_x64", True)
 
+# Timed with timed.region(), not timed(): the function stages Python callables of avals into a Jaxpr on
+# the host; no jax.jit can return a Jaxpr, and a jitted wrapper would time only its cached executable.
+
 
 def _wrap(f, nargs):
     return lu.wrap_init(f, debug_info=api_util.debug_info("case", f, (0,) * nargs, {}))

@@ -8,6 +8,9 @@ import pytest
 
 jax.config.update("jax_enable_x64", True)
 
+# Timed with timed.region(), not timed(): einsum_path plans a contraction order from shapes on the host
+# and returns a Python path and a PathInfo report, which no jax.jit can return; it computes no array.
+
 SPECS = [
     ("ij,jk,kl->il", [(2, 3), (3, 4), (4, 5)]),
     ("ea,fb,abcd,gc,hd->efgh", [(10, 10), (10, 10), (10, 10, 10, 10), (10, 10), (10, 10)]),

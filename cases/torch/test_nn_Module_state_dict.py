@@ -45,11 +45,12 @@ EXPECTED_KEYS = [
 ]
 
 
+def _call_state_dict(module, **kwargs):
+    return module.state_dict(**kwargs)
+
+
 def _state_dict(timed, module, **kwargs):
-    with timed.region() as r:
-        sd = module.state_dict(**kwargs)
-        r.result = sd
-    return sd
+    return timed(_call_state_dict, module, **kwargs)
 
 
 @pytest.mark.parametrize("dtype", FLOATS, ids=_ids)

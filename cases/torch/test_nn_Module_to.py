@@ -17,6 +17,10 @@ def _ids(dtype):
 FLOATS = [torch.float32, torch.float64, torch.float16, torch.bfloat16]
 
 
+def _to(module, *args, **kwargs):
+    return module.to(*args, **kwargs)
+
+
 def _linear(device, dtype=torch.float32, **kwargs):
     torch.manual_seed(0)
     return torch.nn.Linear(3, 5, device=device, dtype=dtype, **kwargs)
@@ -28,9 +32,7 @@ def test_module_to_dtype(device, timed, source, dtype):
     m = _linear(device, source)
     before = {k: _np(v).astype(np.float64) for k, v in m.state_dict().items()}
     weight = m.weight
-    with timed.region() as r:
-        result = m.to(dtype)
-        r.result = list(result.parameters())
+    result = timed.once(_to, m, dtype)
     assert result is m and m.weight is weight, "Module.to works in place and keeps the Parameter objects"
     for name, value in m.state_dict().items():
         assert value.dtype == dtype
@@ -41,9 +43,7 @@ def test_module_to_dtype(device, timed, source, dtype):
 @pytest.mark.parametrize("dtype", FLOATS, ids=_ids)
 def test_module_to_device_and_dtype(device, timed, dtype):
     m = _linear(device)
-    with timed.region() as r:
-        m.to(device, dtype)
-        r.result = list(m.parameters())
+    timed.once(_to, m, device, dtype)
     assert m.weight.device.type == torch.device(device).type and m.weight.dtype == dtype
     x = torch.ones(2, 3, device=device, dtype=dtype)
     assert m(x).dtype == dtype
@@ -52,18 +52,14 @@ def test_module_to_device_and_dtype(device, timed, dtype):
 def test_module_to_like_tensor(device, timed):
     m = _linear(device)
     other = torch.empty(0, dtype=torch.float64, device=device)
-    with timed.region() as r:
-        m.to(other)
-        r.result = list(m.parameters())
+    timed.once(_to, m, other)
     assert m.weight.dtype == torch.float64 and m.bias.dtype == torch.float64
 
 
 def test_module_to_keeps_grad_and_requires_grad(device, timed):
     m = _linear(device)
     m(torch.ones(1, 3, device=device)).sum().backward()
-    with timed.region() as r:
-        m.to(torch.float64)
-        r.result = list(m.parameters())
+    timed.once(_to, m, torch.float64)
     assert m.weight.requires_grad and m.weight.grad is not None
     assert m.weight.grad.dtype == torch.float64
     np.testing.assert_array_equal(_np(m.bias.grad), np.ones(5))
@@ -72,9 +68,7 @@ def test_module_to_keeps_grad_and_requires_grad(device, timed):
 def test_module_to_only_casts_floating_point(device, timed):
     m = _linear(device)
     m.register_buffer("counter", torch.tensor([1, 2], dtype=torch.int64, device=device))
-    with timed.region() as r:
-        m.to(torch.float16)
-        r.result = list(m.buffers())
+    timed.once(_to, m, torch.float16)
     assert m.counter.dtype == torch.int64 and m.weight.dtype == torch.float16
     with pytest.raises(TypeError):
         m.to(torch.int32)
@@ -82,9 +76,7 @@ def test_module_to_only_casts_floating_point(device, timed):
 
 def test_module_to_complex(device, timed):
     m = _linear(device)
-    with timed.region() as r:
-        m.to(torch.complex64)
-        r.result = list(m.parameters())
+    timed.once(_to, m, torch.complex64)
     assert m.weight.dtype == torch.complex64
 
 
@@ -93,9 +85,7 @@ def test_module_to_complex(device, timed):
 def test_module_to_moves_host_module_to_device(device, timed, non_blocking):
     m = _linear("cpu")
     expected = _np(m.weight).copy()
-    with timed.region() as r:
-        m.to(device, non_blocking=non_blocking)
-        r.result = list(m.parameters())
+    timed.once(_to, m, device, non_blocking=non_blocking)
     assert m.weight.device.type == torch.device(device).type
     np.testing.assert_array_equal(_np(m.weight), expected)
     back = m.to("cpu")

@@ -26,6 +26,10 @@ def _model(device, dtype, width):
     )
 
 
+def _zero_grad(model, **kwargs):
+    model.zero_grad(**kwargs)
+
+
 def _with_grads(device, dtype, width):
     model = _model(device, dtype, width)
     model(torch.ones(3, 4, device=device, dtype=dtype)).sum().backward()
@@ -39,9 +43,7 @@ def _with_grads(device, dtype, width):
 def test_zero_grad(device, timed, dtype, width, set_to_none):
     model = _with_grads(device, dtype, width)
     old = [p.grad for p in model.parameters()]
-    with timed.region() as r:
-        model.zero_grad(set_to_none=set_to_none)
-        r.result = [p.grad for p in model.parameters()]
+    timed.once(_zero_grad, model, set_to_none=set_to_none)
     for p, previous in zip(model.parameters(), old):
         if set_to_none:
             assert p.grad is None
@@ -53,18 +55,14 @@ def test_zero_grad(device, timed, dtype, width, set_to_none):
 
 def test_zero_grad_default_is_set_to_none(device, timed):
     model = _with_grads(device, torch.float32, 3)
-    with timed.region() as r:
-        model.zero_grad()
-        r.result = None
+    timed.once(_zero_grad, model)
     assert all(p.grad is None for p in model.parameters())
 
 
 def test_zero_grad_then_backward_does_not_accumulate(device, timed):
     model = _with_grads(device, torch.float64, 3)
     first = [p.grad.clone() for p in model.parameters()]
-    with timed.region() as r:
-        model.zero_grad(set_to_none=False)
-        r.result = None
+    timed.once(_zero_grad, model, set_to_none=False)
     model(torch.ones(3, 4, device=device, dtype=torch.float64)).sum().backward()
     for p, g in zip(model.parameters(), first):
         np.testing.assert_allclose(_np(p.grad), _np(g), rtol=1e-12)
@@ -76,9 +74,7 @@ def test_zero_grad_detaches_graph_grads(device, timed):
     (grad,) = torch.autograd.grad(model(x).sum(), model[0].weight, create_graph=True)
     model[0].weight.grad = grad * 1.0  # a non-view tensor that still has a grad_fn
     assert model[0].weight.grad.grad_fn is not None
-    with timed.region() as r:
-        model.zero_grad(set_to_none=False)
-        r.result = None
+    timed.once(_zero_grad, model, set_to_none=False)
     assert model[0].weight.grad.grad_fn is None and not _np(model[0].weight.grad).any()
 
 
@@ -86,8 +82,6 @@ def test_zero_grad_skips_parameters_without_grad(device, timed):
     model = _model(device, torch.float32, 3)
     model[0].weight.requires_grad_(False)
     model(torch.ones(2, 4, device=device)).sum().backward()
-    with timed.region() as r:
-        model.zero_grad(set_to_none=False)
-        r.result = None
+    timed.once(_zero_grad, model, set_to_none=False)
     assert model[0].weight.grad is None
     assert not _np(model[2].weight.grad).any()

@@ -1,4 +1,4 @@
-"""torch.nn.Sequential: construction and .to(device) (timed), container semantics and composed forward."""
+"""torch.nn.Sequential: construction and .to(device), container semantics and the composed forward (timed)."""
 
 from collections import OrderedDict
 
@@ -23,11 +23,8 @@ def _tensor(shape, dtype, device, seed=0):
     return torch.from_numpy(np.random.default_rng(seed).standard_normal(shape)).to(device=device, dtype=dtype)
 
 
-def _build(timed, device, *modules):
-    with timed.region() as r:
-        model = torch.nn.Sequential(*modules).to(device)
-        r.result = list(model.parameters())
-    return model
+def _build(device, *modules):
+    return torch.nn.Sequential(*modules).to(device)
 
 
 @pytest.mark.parametrize("dtype", list(TOLS), ids=_ids)
@@ -35,7 +32,6 @@ def _build(timed, device, *modules):
 def test_sequential_forward_composes(device, timed, dtype, batch, width):
     torch.manual_seed(0)
     model = _build(
-        timed,
         device,
         torch.nn.Linear(width, 8, dtype=dtype),
         torch.nn.Tanh(),
@@ -43,7 +39,7 @@ def test_sequential_forward_composes(device, timed, dtype, batch, width):
     )
     x = _tensor((batch, width), dtype, device)
     with torch.no_grad():
-        y = model(x)
+        y = timed(model, x)
     w1, b1, w2, b2 = (_np(p).astype(np.float64) for p in model.parameters())
     expected = np.tanh(_np(x).astype(np.float64) @ w1.T + b1) @ w2.T + b2
     assert y.shape == (batch, 2) and y.dtype == dtype
@@ -53,8 +49,12 @@ def test_sequential_forward_composes(device, timed, dtype, batch, width):
 
 def test_sequential_container_protocol(device, timed):
     layers = [torch.nn.Linear(3, 4), torch.nn.ReLU(), torch.nn.Linear(4, 1)]
-    model = _build(timed, device, *layers)
+    model = _build(device, *layers)
     assert len(model) == 3 and model[0] is layers[0] and model[-1] is layers[2]
+    x = _tensor((5, 3), torch.float32, device)
+    w1, b1, w2, b2 = (_np(p).astype(np.float64) for p in model.parameters())
+    expected = np.maximum(_np(x).astype(np.float64) @ w1.T + b1, 0) @ w2.T + b2
+    np.testing.assert_allclose(_np(timed(model, x)), expected, rtol=1e-5, atol=1e-5)
     assert isinstance(model[1:], torch.nn.Sequential) and len(model[1:]) == 2
     assert [name for name, _ in model.named_children()] == ["0", "1", "2"]
     assert all(p.device.type == torch.device(device).type for p in model.parameters())
@@ -65,25 +65,39 @@ def test_sequential_container_protocol(device, timed):
 
 
 def test_sequential_from_ordered_dict(device, timed):
-    model = _build(timed, device, OrderedDict([("fc", torch.nn.Linear(2, 2)), ("act", torch.nn.ReLU())]))
+    model = _build(device, OrderedDict([("fc", torch.nn.Linear(2, 2)), ("act", torch.nn.ReLU())]))
     assert model.fc is model[0] and isinstance(model.act, torch.nn.ReLU)
     assert list(model.state_dict()) == ["fc.weight", "fc.bias"]
+    x = _tensor((4, 2), torch.float32, device)
+    expected = np.maximum(_np(x) @ _np(model.fc.weight).T + _np(model.fc.bias), 0)
+    np.testing.assert_allclose(_np(timed(model, x)), expected, rtol=1e-5, atol=1e-6)
 
 
 def test_empty_sequential_is_identity(device, timed):
-    model = _build(timed, device)
+    model = _build(device)
     x = _tensor((3, 2), torch.float32, device)
-    assert model(x) is x and len(model) == 0
+    assert timed(model, x) is x and len(model) == 0
 
 
 def test_sequential_moves_buffers_and_parameters(device, timed):
     norm = torch.nn.BatchNorm1d(3, device="cpu")
-    model = _build(timed, device, torch.nn.Linear(3, 3, device="cpu"), norm)
+    model = _build(device, torch.nn.Linear(3, 3, device="cpu"), norm)
     for tensor in [*model.parameters(), *model.buffers()]:
         assert tensor.device.type == torch.device(device).type
+    x = _tensor((6, 3), torch.float32, device)
+    y = timed.once(model, x)  # once: in training mode the forward updates the running stats
+    assert y.device.type == torch.device(device).type and y.shape == (6, 3)
+    h = _np(x).astype(np.float64) @ _np(model[0].weight).astype(np.float64).T + _np(model[0].bias)
+    expected = (h - h.mean(0)) / np.sqrt(h.var(0) + norm.eps)  # batch statistics; weight 1, bias 0
+    np.testing.assert_allclose(_np(y), expected, rtol=1e-4, atol=1e-4)
+    assert int(norm.num_batches_tracked) == 1
 
 
 def test_sequential_gradient(device, timed):
-    model = _build(timed, device, torch.nn.Linear(3, 2, dtype=torch.float64), torch.nn.Softplus())
+    model = _build(device, torch.nn.Linear(3, 2, dtype=torch.float64), torch.nn.Softplus())
     x = _tensor((4, 3), torch.float64, device).requires_grad_()
     assert torch.autograd.gradcheck(model, (x,))
+    got = torch.autograd.grad(timed(model, x).sum(), (x, *model.parameters()))
+    expected = torch.autograd.grad(model(x).sum(), (x, *model.parameters()))
+    for g, e in zip(got, expected):
+        np.testing.assert_allclose(_np(g), _np(e), rtol=1e-10, atol=1e-12)

@@ -1,5 +1,5 @@
-"""torch.nn.Transformer: construction and .to(device) (timed, as the study did), parameter layout,
-and the encoder-decoder forward pass (eval, no dropout) against a NumPy transformer."""
+"""torch.nn.Transformer: construction and .to(device) (the study timed these), parameter layout, and the
+encoder-decoder forward pass (eval, no dropout; timed) against a NumPy transformer."""
 
 import numpy as np
 import pytest
@@ -64,19 +64,17 @@ def _reference(model, src, tgt, nhead, tgt_mask=None):
     return _ln(out, model.decoder.norm)
 
 
-def _build(timed, device, dtype, d_model, nhead, layers, dim_ff, batch_first=True):
-    with timed.region() as r:
-        model = nn.Transformer(
-            d_model=d_model,
-            nhead=nhead,
-            num_encoder_layers=layers,
-            num_decoder_layers=layers,
-            dim_feedforward=dim_ff,
-            dropout=0.0,
-            batch_first=batch_first,
-            dtype=dtype,
-        ).to(device)
-        r.result = list(model.parameters())
+def _build(device, dtype, d_model, nhead, layers, dim_ff, batch_first=True):
+    model = nn.Transformer(
+        d_model=d_model,
+        nhead=nhead,
+        num_encoder_layers=layers,
+        num_decoder_layers=layers,
+        dim_feedforward=dim_ff,
+        dropout=0.0,
+        batch_first=batch_first,
+        dtype=dtype,
+    ).to(device)
     return model.eval()
 
 
@@ -92,7 +90,7 @@ def _tensor(shape, dtype, device, seed=0):
 )
 def test_transformer_forward(device, timed, dtype, sizes):
     d_model, nhead, layers, dim_ff, batch, s_len, t_len = sizes
-    model = _build(timed, device, dtype, d_model, nhead, layers, dim_ff)
+    model = _build(device, dtype, d_model, nhead, layers, dim_ff)
     assert len(model.encoder.layers) == layers and len(model.decoder.layers) == layers
     assert all(p.dtype == dtype and p.device.type == torch.device(device).type for p in model.parameters())
     src, tgt = (
@@ -109,7 +107,7 @@ def test_transformer_forward(device, timed, dtype, sizes):
 
 
 def test_transformer_sequence_first_layout(device, timed):
-    model = _build(timed, device, torch.float64, 8, 4, 2, 12, batch_first=False)
+    model = _build(device, torch.float64, 8, 4, 2, 12, batch_first=False)
     src, tgt = _tensor((5, 3, 8), torch.float64, device, 3), _tensor((4, 3, 8), torch.float64, device, 4)
     out = timed(model, src, tgt)
     assert out.shape == (4, 3, 8)
@@ -118,25 +116,25 @@ def test_transformer_sequence_first_layout(device, timed):
 
 
 @pytest.mark.parametrize("size", [1, 4, 9])
-def test_transformer_subsequent_mask(device, size):
-    mask = nn.Transformer.generate_square_subsequent_mask(size, device=device)
+def test_transformer_subsequent_mask(device, timed, size):
+    mask = timed(nn.Transformer.generate_square_subsequent_mask, size, device=device)
     expected = np.triu(np.full((size, size), -np.inf), k=1)
     assert mask.device.type == torch.device(device).type
     np.testing.assert_array_equal(mask.cpu().numpy(), expected)
 
 
 def test_transformer_rejects_mismatched_inputs(device, timed):
-    model = _build(timed, device, torch.float32, 8, 2, 1, 16)
+    model = _build(device, torch.float32, 8, 2, 1, 16)
     with pytest.raises(RuntimeError):
-        model(torch.zeros(2, 3, 6, device=device), torch.zeros(2, 3, 8, device=device))
+        timed(model, torch.zeros(2, 3, 6, device=device), torch.zeros(2, 3, 8, device=device))
     with pytest.raises(RuntimeError):
-        model(torch.zeros(2, 3, 8, device=device), torch.zeros(3, 3, 8, device=device))
+        timed(model, torch.zeros(2, 3, 8, device=device), torch.zeros(3, 3, 8, device=device))
 
 
 def test_transformer_gradients(device, timed):
-    model = _build(timed, device, torch.float64, 4, 2, 1, 6).train()
+    model = _build(device, torch.float64, 4, 2, 1, 6).train()
     src = _tensor((2, 3, 4), torch.float64, device, 5).requires_grad_()
     tgt = _tensor((2, 2, 4), torch.float64, device, 6).requires_grad_()
     assert torch.autograd.gradcheck(model, (src, tgt), fast_mode=True)
-    model(src, tgt).sum().backward()
+    timed(model, src, tgt).sum().backward()
     assert all(p.grad is not None for p in model.parameters())

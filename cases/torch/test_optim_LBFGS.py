@@ -1,4 +1,5 @@
-"""torch.optim.LBFGS: construction (timed) and minimisation of quadratics and Rosenbrock, against NumPy."""
+"""torch.optim.LBFGS: construction and minimisation (each step timed) of quadratics and Rosenbrock,
+against NumPy."""
 
 import numpy as np
 import pytest
@@ -18,11 +19,8 @@ def _param(values, dtype, device):
     return torch.nn.Parameter(torch.tensor(values, dtype=dtype, device=device))
 
 
-def _build(timed, params, **options):
-    with timed.region() as r:
-        opt = torch.optim.LBFGS(params, **options)
-        r.result = None
-    return opt
+def _step(opt, closure):
+    return opt.step(closure)
 
 
 def _quadratic(n, seed):
@@ -39,8 +37,7 @@ def test_lbfgs_solves_quadratic(device, timed, dtype, line_search_fn, n):
     a = torch.from_numpy(a_np).to(device=device, dtype=dtype)
     b = torch.from_numpy(b_np).to(device=device, dtype=dtype)
     x = _param([0.0] * n, dtype, device)
-    opt = _build(
-        timed,
+    opt = torch.optim.LBFGS(
         [x],
         lr=1.0,
         max_iter=100,
@@ -56,7 +53,7 @@ def test_lbfgs_solves_quadratic(device, timed, dtype, line_search_fn, n):
         loss.backward()
         return loss
 
-    opt.step(closure)
+    timed.once(_step, opt, closure)  # once: a step updates the parameters and the state
     expected = np.linalg.solve(a_np, b_np)
     tol = 1e-4 if dtype == torch.float32 else 1e-6
     np.testing.assert_allclose(_np(x).astype(np.float64), expected, rtol=tol, atol=tol)
@@ -66,7 +63,7 @@ def test_lbfgs_solves_quadratic(device, timed, dtype, line_search_fn, n):
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float64], ids=_ids)
 def test_lbfgs_rosenbrock(device, timed, dtype):
     xy = _param([-1.5, 2.0], dtype, device)
-    opt = _build(timed, [xy], lr=1.0, max_iter=100, line_search_fn="strong_wolfe")
+    opt = torch.optim.LBFGS([xy], lr=1.0, max_iter=100, line_search_fn="strong_wolfe")
 
     def closure():
         opt.zero_grad()
@@ -75,7 +72,7 @@ def test_lbfgs_rosenbrock(device, timed, dtype):
         return loss
 
     for _ in range(5):
-        loss = opt.step(closure)
+        loss = timed.once(_step, opt, closure)
     np.testing.assert_allclose(_np(xy), [1.0, 1.0], atol=1e-3)
     assert float(loss) < 1e-6
     assert opt.state[opt._params[0]]["func_evals"] > 0 and opt.state[opt._params[0]]["n_iter"] > 0
@@ -83,7 +80,7 @@ def test_lbfgs_rosenbrock(device, timed, dtype):
 
 def test_lbfgs_defaults_and_step_returns_initial_loss(device, timed):
     x = _param([3.0, -2.0], torch.float64, device)
-    opt = _build(timed, [x])
+    opt = torch.optim.LBFGS([x])
     assert opt.defaults["lr"] == 1 and opt.defaults["max_iter"] == 20 and opt.defaults["max_eval"] == 25
     assert opt.defaults["history_size"] == 100 and opt.defaults["line_search_fn"] is None
 
@@ -93,17 +90,17 @@ def test_lbfgs_defaults_and_step_returns_initial_loss(device, timed):
         loss.backward()
         return loss
 
-    assert float(opt.step(closure)) == 13.0
+    assert float(timed.once(_step, opt, closure)) == 13.0
     np.testing.assert_allclose(_np(x), [0.0, 0.0], atol=1e-10)
 
 
 def test_lbfgs_rejects_param_groups_and_bad_options(device, timed):
     a, b = _param([1.0], torch.float32, device), _param([2.0], torch.float32, device)
     with pytest.raises(ValueError):
-        _build(timed, [{"params": [a]}, {"params": [b]}])
+        timed.once(torch.optim.LBFGS, [{"params": [a]}, {"params": [b]}])
     with pytest.raises(ValueError):
-        _build(timed, [a], lr=-1.0)
-    opt = _build(timed, [a], line_search_fn="armijo")
+        timed.once(torch.optim.LBFGS, [a], lr=-1.0)
+    opt = torch.optim.LBFGS([a], line_search_fn="armijo")
 
     def closure():
         opt.zero_grad()
@@ -112,4 +109,4 @@ def test_lbfgs_rejects_param_groups_and_bad_options(device, timed):
         return loss
 
     with pytest.raises(RuntimeError, match="strong_wolfe"):
-        opt.step(closure)
+        timed.once(_step, opt, closure)

@@ -1,4 +1,4 @@
-"""torch.optim.Rprop: construction (timed) and the sign-based update, against a NumPy Rprop."""
+"""torch.optim.Rprop: construction and the sign-based update (each step timed), against a NumPy Rprop."""
 
 import numpy as np
 import pytest
@@ -31,12 +31,14 @@ def _reference(p, grads, lr, etas, step_sizes, maximize):
     return p
 
 
+def _step(opt):
+    return opt.step()
+
+
 def _run(device, timed, dtype, shape, steps=4, **options):
     p = _param(shape, dtype, device, 0)
     start = p.detach().double().cpu().numpy().copy()
-    with timed.region() as r:
-        opt = torch.optim.Rprop([p], **options)
-        r.result = None
+    opt = torch.optim.Rprop([p], **options)
     rng = np.random.default_rng(1)
     # Gradients that sometimes keep and sometimes flip sign, so both etas are exercised.
     # Magnitudes are kept away from 0 so that g * prev cannot underflow in the half types.
@@ -45,7 +47,7 @@ def _run(device, timed, dtype, shape, steps=4, **options):
     for g in grads:
         opt.zero_grad()
         p.grad = torch.from_numpy(g).to(device=device, dtype=dtype)
-        opt.step()
+        timed.once(_step, opt)  # once: a step updates the parameter and the state
     assert p.dtype == dtype and p.shape == shape
     assert int(opt.state[p]["step"]) == steps and opt.state[p]["step_size"].shape == shape
     defaults = {"lr": 1e-2, "etas": (0.5, 1.2), "step_sizes": (1e-6, 50), "maximize": False}
@@ -80,17 +82,24 @@ def test_rprop_options(device, timed, options):
 
 def test_rprop_defaults_and_groups(device, timed):
     a, b = _param((3,), torch.float32, device, 1), _param((2,), torch.float32, device, 2)
-    with timed.region() as r:
-        opt = torch.optim.Rprop([{"params": [a]}, {"params": [b], "lr": 0.5}])
-        r.result = None
+    opt = torch.optim.Rprop([{"params": [a]}, {"params": [b], "lr": 0.5}])
     assert opt.defaults["lr"] == 1e-2 and opt.defaults["etas"] == (0.5, 1.2)
     assert opt.defaults["step_sizes"] == (1e-6, 50)
     assert [g["lr"] for g in opt.param_groups] == [1e-2, 0.5]
+    starts = [p.detach().double().cpu().numpy().copy() for p in (a, b)]
+    grads = [np.random.default_rng(3).standard_normal(p.shape) for p in (a, b)]
+    for p, g in zip((a, b), grads):
+        p.grad = torch.from_numpy(g).to(device=device, dtype=torch.float32)
+    timed.once(_step, opt)
+    for p, start, g, lr in zip((a, b), starts, grads, (1e-2, 0.5)):
+        g = torch.from_numpy(g).float().double().numpy()
+        expected = _reference(start, [g], lr, (0.5, 1.2), (1e-6, 50), False)
+        np.testing.assert_allclose(p.detach().double().cpu().numpy(), expected, rtol=1e-6, atol=1e-6)
 
 
 @pytest.mark.parametrize(
     "bad", [{"lr": -0.1}, {"etas": (1.5, 1.2)}, {"etas": (0.5, 0.9)}], ids=["lr", "etaminus", "etaplus"]
 )
 def test_rprop_rejects_invalid(device, timed, bad):
-    with pytest.raises(ValueError), timed.region() as r:
-        r.result = torch.optim.Rprop([_param((2,), torch.float32, device, 0)], **bad)
+    with pytest.raises(ValueError):
+        timed.once(torch.optim.Rprop, [_param((2,), torch.float32, device, 0)], **bad)

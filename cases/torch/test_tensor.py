@@ -11,10 +11,7 @@ def _ids(dtype):
 
 
 def _make(timed, data, **kwargs):
-    with timed.region() as r:
-        t = torch.tensor(data, **kwargs)
-        r.result = t
-    return t
+    return timed(torch.tensor, data, **kwargs)
 
 
 DTYPES = [
@@ -101,5 +98,5 @@ def test_tensor_requires_grad(device, timed):
     ids=["ragged", "strings", "int_requires_grad"],
 )
 def test_tensor_errors(device, timed, data, kwargs, error):
-    with pytest.raises(error), timed.region() as r:
-        r.result = torch.tensor(data, device=device, **kwargs)
+    with pytest.raises(error):
+        _make(timed, data, device=device, **kwargs)
