@@ -81,6 +81,25 @@ def example_rows() -> dict[str, list[dict]]:
         "mode": "eager",
         "framework_version": "2.13.0",
     }
+    published = {
+        "source": "mince2023-published",
+        "value_id": "/per_function_latency/rows/0/gpu_ms",
+        "published_table": "per_function_latency",
+        "location": "appendix Tables 5-7",
+        "framework": "torch",
+        "device": "gpu",
+        "device_model": "T4",
+        "reference_device": "tpu",
+        "reference_device_model": "TPU v3-8",
+        "printed_name": "torch.argsort",
+        "quantity": "latency_ms",
+        "relation": "equals",
+        "value_text": "0.157",
+        "value": 0.157,
+        "decimals": 3,
+        "unit": "ms",
+        "context": "mean latency in ms, rounded to 3 decimals",
+    }
     return {
         "api": [
             {
@@ -208,6 +227,29 @@ def example_rows() -> dict[str, list[dict]]:
                 "spread": 0.0,
                 "reference_latency_ms": None,
                 "ratio": None,
+            }
+        ],
+        "published": [published],
+        "reproduction": [
+            {
+                "value_id": published["value_id"],
+                "source": "mince2023",
+                **{k: published[k] for k in ("published_table", "location", "framework", "device")},
+                **{k: published[k] for k in ("device_model", "reference_device", "reference_device_model")},
+                "printed_name": "torch.argsort",
+                "function": "torch.argsort",
+                "quantity": "latency_ms",
+                "relation": "equals",
+                "unit": "ms",
+                "printed_text": "0.157",
+                "printed_value": 0.157,
+                "decimals": 3,
+                "ours": 0.1572,
+                "ours_text": "0.157",
+                "equal": True,
+                "reason": None,
+                "derivation": "latencies: T4 vs TPU v3-8, 1 common subtest(s)",
+                "evidence": None,
             }
         ],
     }

@@ -134,6 +134,27 @@ def cmd_reference_import(args: argparse.Namespace) -> None:
     print(f"{len(written)} shard(s) written")
 
 
+def cmd_published_import(args: argparse.Namespace) -> None:
+    from portability_data.published import PublishedImportError, import_published
+
+    try:
+        written = import_published(Path(args.path), args.out)
+    except PublishedImportError as exc:
+        raise SystemExit(f"error: {exc}") from None
+    print(f"published values -> {written}")
+
+
+def cmd_reproduce(args: argparse.Namespace) -> None:
+    from portability_data.reproduction import equal_counts, run_reproduce
+    from portability_data.tableio import read_table
+
+    written = run_reproduce(
+        args.published, args.outcomes, args.latencies, args.results, args.samples, args.out
+    )
+    for row in equal_counts(read_table("reproduction", written)).itertuples(index=False):
+        print(f"{row.published_table}: {row.equal}/{row.total} equal at the printed precision")
+
+
 def cmd_aggregate(args: argparse.Namespace) -> None:
     from portability_data.aggregate import run_aggregate
 
@@ -305,6 +326,16 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", type=Path, default=Path("data/results/mince2023"))
     p.add_argument("--runs-out", type=Path, default=Path("data/runs/mince2023"))
 
+    pub_sub = group("published", "Import the 2023 study's printed numbers.")
+    p = add(
+        "import",
+        cmd_published_import,
+        "Import the study's printed tables and figures as the published table (source mince2023-published).",
+        pub_sub,
+    )
+    p.add_argument("path", help="published_tables.json, or a folder holding it (shared/reference/mince2023)")
+    p.add_argument("--out", type=Path, default=Path("data/published/published.parquet"))
+
     p = add("aggregate", cmd_aggregate, "Compute outcomes and latencies from every shard (the study's way).")
     p.add_argument("--results", type=Path, default=Path("data/results"))
     p.add_argument("--runs", type=Path, default=Path("data/runs"))
@@ -312,6 +343,18 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--outcomes", type=Path, default=Path("data/outcomes/outcomes.parquet"))
     p.add_argument("--latencies", type=Path, default=Path("data/latencies/latencies.parquet"))
     p.add_argument("--quarantine", action="store_true", help="leave bad shards out (default: stop on them)")
+
+    p = add(
+        "reproduce",
+        cmd_reproduce,
+        "Set every published number of the study beside ours (reproduction table).",
+    )
+    p.add_argument("--published", type=Path, default=Path("data/published"))
+    p.add_argument("--outcomes", type=Path, default=Path("data/outcomes/outcomes.parquet"))
+    p.add_argument("--latencies", type=Path, default=Path("data/latencies/latencies.parquet"))
+    p.add_argument("--results", type=Path, default=Path("data/results/mince2023"))
+    p.add_argument("--samples", type=Path, default=Path("data/samples/mince2023.parquet"))
+    p.add_argument("--out", type=Path, default=Path("data/reproduction/reproduction.parquet"))
 
     p = add("report", cmd_report, "Render the report (Markdown + offline HTML, figures) and the metrics.")
     p.add_argument("--out", type=Path, default=Path("reports"))

@@ -63,6 +63,36 @@ EXECUTIONS = ("eager", "compiled", "graph_breaks", "eager_fallback", "not_routed
 # again), order_dependent (it passed alone: not counted as the framework's failure), inconclusive
 # (skipped or an outcome of another kind alone).
 CONFIRMATIONS = ("confirmed", "order_dependent", "inconclusive")
+# The study's printed numbers (table `published`) and what our aggregation of its raw data gives
+# for each (table `reproduction`).
+PUBLISHED_TABLES = ("per_function_latency", "outcome_counts", "stated_in_text")
+PUBLISHED_QUANTITIES = (
+    "latency_ms",
+    "ratio",
+    "success",
+    "partial_failure",
+    "complete_failure",
+    "n_functions",
+    "pct_failing",
+    "pct_complete_failure",
+    "n_timed_on_both",
+    "pct_slower_on_device",
+    "max_outcome_share_difference_pct",
+)
+# relation: a rounded value (equals) or a printed bound ("at most 1%").
+PUBLISHED_RELATIONS = ("equals", "at_most")
+# Why a published value and ours differ (reproduction.reason), each backed by evidence in the data.
+REPRODUCTION_REASONS = (
+    "rounded_before_dividing",
+    "no_failure_report",
+    "harness_failure_only",
+    "undetermined_test_file",
+    "hand_curated_outcome",
+    "not_printed",
+    "not_timed_on_both",
+    "name_not_matched",
+    "unexplained",
+)
 
 _str = pa.string()
 _i64 = pa.int64()
@@ -273,6 +303,77 @@ LATENCIES = _schema(
     ],
 )
 
+PUBLISHED = _schema(
+    "published",
+    [
+        _field("source", _str, False, "who printed it: mince2023-published (the study's paper, as printed)"),
+        _field(
+            "value_id",
+            _str,
+            False,
+            "where the value sits in the transcribed tables: JSON pointer (#k: k-th value of a sentence)",
+        ),
+        _field("published_table", _str, False, "per_function_latency, outcome_counts or stated_in_text"),
+        _field("location", _str, False, "table or figure of the paper the value is printed in"),
+        _field("framework", _str, False, "torch, tensorflow or jax"),
+        _field("device", _str, True, "device the value is about: gpu or tpu (null: none)"),
+        _field("device_model", _str, True, "hardware model the value is about, e.g. T4, TPU v3-8"),
+        _field("reference_device", _str, True, "device it is compared with (ratios, slower-on-TPU shares)"),
+        _field("reference_device_model", _str, True, "hardware model it is compared with"),
+        _field("printed_name", _str, True, "the function as the study printed it (latency tables)"),
+        _field("quantity", _str, False, "what the value is: latency_ms, ratio, success, pct_failing, ..."),
+        _field("relation", _str, False, "equals (a rounded value) or at_most (a printed bound)"),
+        _field("value_text", _str, False, "the value as printed, without its unit"),
+        _field("value", _f64, False, "the printed value as a number"),
+        _field("decimals", _i64, False, "printed precision: digits after the decimal point"),
+        _field("unit", _str, False, "ms, ratio, functions or %"),
+        _field("context", _str, False, "the printed sentence, or the table's caption as transcribed"),
+    ],
+)
+
+REPRODUCTION = _schema(
+    "reproduction",
+    [
+        _field("value_id", _str, False, "the published value (published.value_id)"),
+        _field("source", _str, False, "the raw data ours is computed from: mince2023"),
+        _field("published_table", _str, False, "per_function_latency, outcome_counts or stated_in_text"),
+        _field("location", _str, False, "table or figure of the paper the value is printed in"),
+        _field("framework", _str, False, "torch, tensorflow or jax"),
+        _field("device", _str, True, "device the value is about (null: none)"),
+        _field("device_model", _str, True, "hardware model the value is about"),
+        _field("reference_device", _str, True, "device it is compared with"),
+        _field("reference_device_model", _str, True, "hardware model it is compared with"),
+        _field("printed_name", _str, True, "the function as the study printed it"),
+        _field(
+            "function", _str, True, "our qualified name of the printed function (null: none or not matched)"
+        ),
+        _field("quantity", _str, False, "what the value is (published.quantity)"),
+        _field("relation", _str, False, "equals or at_most (published.relation)"),
+        _field("unit", _str, False, "ms, ratio, functions or %"),
+        _field("printed_text", _str, False, "the value as printed"),
+        _field("printed_value", _f64, False, "the printed value as a number"),
+        _field("decimals", _i64, False, "printed precision: digits after the decimal point"),
+        _field(
+            "ours", _f64, True, "ours: from our aggregation of the study's raw data (null: not derivable)"
+        ),
+        _field("ours_text", _str, True, "ours rounded to the printed precision"),
+        _field(
+            "equal",
+            pa.bool_(),
+            False,
+            "ours equals the printed value at its printed precision (within it, for a bound)",
+        ),
+        _field(
+            "reason",
+            _str,
+            True,
+            "why they differ (null when equal): no_failure_report, hand_curated_outcome...",
+        ),
+        _field("derivation", _str, False, "how ours is computed: tables, devices, functions counted"),
+        _field("evidence", _str, True, "what in the data shows the reason: functions, subtests, outcomes"),
+    ],
+)
+
 TABLES: dict[str, pa.Schema] = {
     "api": API,
     "frequencies": FREQUENCIES,
@@ -282,6 +383,8 @@ TABLES: dict[str, pa.Schema] = {
     "runs": RUNS,
     "outcomes": OUTCOMES,
     "latencies": LATENCIES,
+    "published": PUBLISHED,
+    "reproduction": REPRODUCTION,
 }
 
 

@@ -27,6 +27,8 @@ CONFIG_FILES: dict[str, str] = {
     "runs": "runs/**/*.parquet",
     "outcomes": "outcomes/*.parquet",
     "latencies": "latencies/*.parquet",
+    "published": "published/*.parquet",
+    "reproduction": "reproduction/*.parquet",
 }
 DEFAULT_CONFIG = "results"
 HUB_REPO_ID = "portability-bench/portability"
@@ -80,6 +82,8 @@ TABLE_PURPOSE = {
     "runs": "One row per run: machine, versions, parameters, the timer's floor, status.",
     "outcomes": "Per function x device x mode x source: success, partial or complete failure.",
     "latencies": "Per function x device (x reference device): the study's latency, median, spread, ratio.",
+    "published": "The 2023 study's numbers as printed (source mince2023-published), one row per value.",
+    "reproduction": "Every printed number of the study beside ours from its raw data: equal or not, and why.",
 }
 
 

@@ -1743,11 +1743,26 @@ def _sections(tables: dict[str, pd.DataFrame], scatter_names: list[str]) -> list
     ]
 
 
+def reproduction_section(data_dir: Path) -> tuple[Section, dict[str, Any]] | None:
+    """The study's published numbers beside ours (computed in reproduction.py; None if not built)."""
+    from portability_data.reproduction import report_parts
+
+    parts = report_parts(data_dir)
+    if parts is None:
+        return None
+    section = Section("Reproduction of the study's published numbers", parts.text, parts.tables, [])
+    return section, parts.metrics
+
+
 def run_report(data_dir: Path, out_dir: Path, metrics_path: Path) -> None:
     """The `report` stage: Markdown, offline HTML, figures, plot CSVs and metrics, from data_dir's tables."""
     data_dir, out_dir, metrics_path = Path(data_dir), Path(out_dir), Path(metrics_path)
     inputs = load_inputs(data_dir)
     sections, tables, images, metrics = build(inputs)
+    reproduced = reproduction_section(data_dir)
+    if reproduced is not None:
+        sections.append(reproduced[0])
+        metrics["reproduction"] = reproduced[1]
     figure_dir = out_dir / "figures"
     figure_dir.mkdir(parents=True, exist_ok=True)
     for old in figure_dir.glob("*.png"):

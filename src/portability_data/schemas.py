@@ -22,6 +22,7 @@ Float = Annotated[pd.ArrowDtype, pyarrow.float64()]
 StrList = Annotated[pd.ArrowDtype, pyarrow.list_(pyarrow.string())]
 FloatList = Annotated[pd.ArrowDtype, pyarrow.list_(pyarrow.float64())]
 Timestamp = Annotated[pd.ArrowDtype, pyarrow.timestamp("us", tz="UTC")]
+Bool = Annotated[pd.ArrowDtype, pyarrow.bool_()]
 
 # A qualified name: dotted identifiers only (no calls, spaces or code).
 QUALIFIED_NAME = r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$"
@@ -211,6 +212,62 @@ class LatenciesTable(_Table):
     ratio: Float = pa.Field(ge=0, nullable=True)
 
 
+class PublishedTable(_Table):
+    """The study's printed numbers, one row per value, as printed (source mince2023-published)."""
+
+    source: Str = pa.Field(str_matches=IDENTIFIER)
+    value_id: Str = pa.Field(str_startswith="/", unique=True)
+    published_table: Str = pa.Field(isin=c.PUBLISHED_TABLES)
+    location: Str = pa.Field(str_length={"min_value": 1})
+    framework: Str = pa.Field(isin=c.FRAMEWORKS)
+    device: Str = pa.Field(isin=c.DEVICES, nullable=True)
+    device_model: Str = pa.Field(nullable=True)
+    reference_device: Str = pa.Field(isin=c.DEVICES, nullable=True)
+    reference_device_model: Str = pa.Field(nullable=True)
+    printed_name: Str = pa.Field(nullable=True)
+    quantity: Str = pa.Field(isin=c.PUBLISHED_QUANTITIES)
+    relation: Str = pa.Field(isin=c.PUBLISHED_RELATIONS)
+    value_text: Str = pa.Field(str_matches=r"^-?[0-9]+(\.[0-9]+)?$")
+    value: Float
+    decimals: Int = pa.Field(ge=0)
+    unit: Str = pa.Field(isin=("ms", "ratio", "functions", "%"))
+    context: Str = pa.Field(str_length={"min_value": 1})
+
+
+class ReproductionTable(_Table):
+    """Every published value beside ours from the study's raw data: equal or not, and why not."""
+
+    value_id: Str = pa.Field(str_startswith="/", unique=True)
+    source: Str = pa.Field(str_matches=IDENTIFIER)
+    published_table: Str = pa.Field(isin=c.PUBLISHED_TABLES)
+    location: Str = pa.Field(str_length={"min_value": 1})
+    framework: Str = pa.Field(isin=c.FRAMEWORKS)
+    device: Str = pa.Field(isin=c.DEVICES, nullable=True)
+    device_model: Str = pa.Field(nullable=True)
+    reference_device: Str = pa.Field(isin=c.DEVICES, nullable=True)
+    reference_device_model: Str = pa.Field(nullable=True)
+    printed_name: Str = pa.Field(nullable=True)
+    function: Str = pa.Field(str_matches=QUALIFIED_NAME, nullable=True)
+    quantity: Str = pa.Field(isin=c.PUBLISHED_QUANTITIES)
+    relation: Str = pa.Field(isin=c.PUBLISHED_RELATIONS)
+    unit: Str = pa.Field(isin=("ms", "ratio", "functions", "%"))
+    printed_text: Str = pa.Field(str_matches=r"^-?[0-9]+(\.[0-9]+)?$")
+    printed_value: Float
+    decimals: Int = pa.Field(ge=0)
+    ours: Float = pa.Field(nullable=True)
+    ours_text: Str = pa.Field(nullable=True)
+    equal: Bool
+    reason: Str = pa.Field(isin=c.REPRODUCTION_REASONS, nullable=True)
+    derivation: Str = pa.Field(str_length={"min_value": 1})
+    evidence: Str = pa.Field(nullable=True)
+
+    @pa.dataframe_check(error="a difference needs a reason and evidence; an equal value has no reason")
+    def reason_iff_different(cls, frame: pd.DataFrame) -> pd.Series:
+        equal = frame["equal"].astype(bool)
+        explained = frame["reason"].notna() & frame["evidence"].notna()
+        return (equal & frame["reason"].isna()) | (~equal & explained)
+
+
 MODELS: dict[str, type[_Table]] = {
     "api": ApiTable,
     "frequencies": FrequenciesTable,
@@ -220,6 +277,8 @@ MODELS: dict[str, type[_Table]] = {
     "runs": RunsTable,
     "outcomes": OutcomesTable,
     "latencies": LatenciesTable,
+    "published": PublishedTable,
+    "reproduction": ReproductionTable,
 }
 
 
