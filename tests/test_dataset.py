@@ -13,7 +13,7 @@ import portability_data
 from portability_data.contracts import TABLES
 from portability_data.dataset import features_of
 from portability_data.tableio import TableValidationError, write_table
-from tests.conftest import example_rows, write_example_dataset
+from tests.conftest import REPO_ROOT, example_rows, write_example_dataset
 
 
 @pytest.fixture
@@ -116,3 +116,86 @@ def test_local_revision_loads_the_tagged_release(data_dir: Path, tmp_path: Path)
     assert tagged.num_rows == 2
     with pytest.raises(ValueError, match="unknown revision 'v9'"):
         portability_data.load_dataset("results", revision="v9", data_dir=data_dir, cache_dir=cache)
+
+
+def test_a_rebuilt_card_is_seen_by_the_plain_loader(data_dir: Path, tmp_path: Path) -> None:
+    """The card declares each config's rows, which `datasets` checks and keys its cache on: after
+    the dataset stage rebuilds it, the plain loader serves the new shard, not its stale cache."""
+    from portability_data.dataset import build_dataset
+
+    cache = str(tmp_path / "cache")
+    assert datasets.load_dataset(str(data_dir), "results", split="train", cache_dir=cache).num_rows == 2
+    row = {**example_rows()["results"][0], "run_id": "torch-cpu-eager-2"}
+    write_table(
+        "results", pd.DataFrame([row]), data_dir / "results" / "portability" / "torch-cpu-eager-2.parquet"
+    )
+    # A fresh cache and a card that was not rebuilt: the declared row count is checked, loudly.
+    with pytest.raises(datasets.exceptions.NonMatchingSplitsSizesError):
+        datasets.load_dataset(str(data_dir), "results", split="train", cache_dir=str(tmp_path / "fresh"))
+    build_dataset(data_dir, REPO_ROOT / "DATASET_CARD.md", {"version": "0.1.0", "namespace": "n"})
+    assert datasets.load_dataset(str(data_dir), "results", split="train", cache_dir=cache).num_rows == 3
+
+
+def test_the_checkout_loads_by_name_from_its_parent_directory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`load_dataset("portability", config)` from the parent of a checkout named portability: the
+    checkout's .huggingface.yaml declares the configs under data/, so nothing scans the tree."""
+    checkout = tmp_path / "parent" / "portability"
+    write_example_dataset(checkout / "data")  # writes checkout/.huggingface.yaml beside data/
+    assert (checkout / ".huggingface.yaml").is_file()
+    (checkout / "scripts").mkdir()
+    (checkout / "scripts" / "not_a_table.csv").write_text("a,b\n1,2\n")  # a scan would trip on this
+    monkeypatch.chdir(checkout.parent)
+    for config in TABLES:
+        loaded = datasets.load_dataset("portability", config, split="train", cache_dir=str(tmp_path / "c"))
+        assert loaded.features == features_of(config) and loaded.num_rows == len(example_rows()[config])
+
+
+def test_the_repository_checkout_itself_is_a_dataset_repo(repo_root: Path, tmp_path: Path) -> None:
+    from portability_data.dataset import checkout_yaml
+
+    declared = repo_root / ".huggingface.yaml"
+    if not declared.exists():
+        pytest.skip(".huggingface.yaml not built yet (dvc repro)")
+    import yaml
+
+    version = str(yaml.safe_load((repo_root / "params.yaml").read_text())["dataset"]["version"])
+    assert declared.read_text() == checkout_yaml(version, repo_root / "data"), "run dvc repro"
+    (tmp_path / "parent").mkdir()
+    (tmp_path / "parent" / "portability").symlink_to(repo_root)
+    loaded = datasets.load_dataset(
+        str(tmp_path / "parent" / "portability"), "outcomes", split="train", cache_dir=str(tmp_path / "c")
+    )
+    assert loaded.num_rows == pd.read_parquet(repo_root / "data" / "outcomes").shape[0]
+
+
+def test_a_release_is_found_by_the_version_the_data_records(tmp_path: Path) -> None:
+    """No tag in a clone: `revision="v0.1.0"` is the last commit whose params.yaml says 0.1.0."""
+    import subprocess
+
+    from portability_data.dataset import resolve_revision
+
+    def git(*args: str) -> str:
+        done = subprocess.run(
+            ["git", "-c", "user.name=t", "-c", "user.email=t@t", *args],
+            cwd=tmp_path, check=True, capture_output=True, text=True,
+        )  # fmt: skip
+        return done.stdout.strip()
+
+    def commit(params_version: str, note: str) -> str:
+        (tmp_path / "params.yaml").write_text(f'dataset:\n  version: "{params_version}"\n')
+        (tmp_path / "note.txt").write_text(note)
+        git("add", "-A")
+        git("commit", "-qm", note)
+        return git("rev-parse", "HEAD")
+
+    git("init", "-q")
+    commit("0.1.0", "first")
+    last_of_010 = commit("0.1.0", "more data in 0.1.0")
+    commit("0.2.0", "release 0.2.0")
+    head = commit("0.2.0", "more data in 0.2.0")
+    assert resolve_revision(tmp_path, "v0.1.0") == last_of_010
+    assert resolve_revision(tmp_path, "0.2.0") == head == resolve_revision(tmp_path, "HEAD")
+    with pytest.raises(ValueError, match=r"no commit of .* records dataset.version 0.3.0"):
+        resolve_revision(tmp_path, "v0.3.0")

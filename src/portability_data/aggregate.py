@@ -5,7 +5,7 @@ A function group is source x framework x framework_version x function x device x
 mode; a subtest is identified within its group by (case_id, subtest), subtest being the name with
 the device token removed, so the same subtest pairs across devices.
 
-Outcomes (METHOD.md section 6, contract `outcomes`):
+Outcomes (docs/METHOD.md section 6, contract `outcomes`):
 - A subtest *failed* if any of its rows (any repeat, any run, any report node id) failed, errored,
   timed out, crashed or ran out of memory, except failures in category "harness" (the test code,
   not the function, broke: they count neither as failed nor as passed). It *passed* if every
@@ -39,7 +39,7 @@ Outcomes (METHOD.md section 6, contract `outcomes`):
   and case, only rows of runs made with the newest harness and the newest version of the case's
   files are pooled; older runs stay in the dataset and the report names them.
 
-Latencies (METHOD.md section 6, the published tables' procedure, contract `latencies`):
+Latencies (docs/METHOD.md section 6, the published tables' procedure, contract `latencies`):
 1. per device, a subtest is dropped if it has no passing result: kept are subtests with a row
    passed, unknown, or failed in category "harness" (the JAX `partial_timed()` error does not
    count against the function); CPU variants are their own device group already (the importer

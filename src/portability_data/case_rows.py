@@ -19,7 +19,9 @@ MAX_ROW_BYTES = 16_384
 QUALIFIED_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$")
 TEST_FILE = re.compile(r"^cases/(torch|tensorflow|jax)/test_[A-Za-z0-9_]+\.py$")
 REQUIRED = ("schema_version", "case_id", "framework", "function", "test_file", "samples", "status", "notes")
-OPTIONAL = ("upstream_test", "removed_since", "study_name", "reason")
+# no_upstream_test: why an active case has no upstream test (the framework's suite has none);
+# `case check` asks for it where upstream_test is null.
+OPTIONAL = ("upstream_test", "removed_since", "study_name", "reason", "no_upstream_test")
 FRAMEWORK_PREFIX = {"torch": "torch.", "tensorflow": "tf.", "jax": "jax."}
 
 
@@ -164,6 +166,12 @@ def _check_values(row: dict[str, Any], name: str, path: Path, repo_root: Path) -
     if reason is not None and reason not in REPLACEMENT_REASONS:
         bad(
             "reason", f"unknown replacement reason {reason!r}", f"use one of {', '.join(REPLACEMENT_REASONS)}"
+        )
+    if row.get("upstream_test") is not None and row.get("no_upstream_test") is not None:
+        bad(
+            "no_upstream_test",
+            "is set beside an upstream_test",
+            "keep upstream_test and remove no_upstream_test (the reason is for a case with none)",
         )
     samples = row.get("samples")
     if "samples" in row and (not isinstance(samples, list) or not all(isinstance(s, str) for s in samples)):

@@ -62,9 +62,18 @@ def cmd_cases(args: argparse.Namespace) -> None:
 
 
 def cmd_case_new(args: argparse.Namespace) -> None:
-    from portability_data.cases import scaffold
+    from portability_data.cases import CaseNameError, api_names, scaffold
 
-    row, test = scaffold(_repo_root(), args.framework, args.function)
+    known = api_names(args.api)
+    if known is None:
+        print(
+            f"warning: no api table at {args.api}; the name is checked against the framework prefix only",
+            file=sys.stderr,
+        )
+    try:
+        row, test = scaffold(_repo_root(), args.framework, args.function, known)
+    except (CaseNameError, FileExistsError) as exc:
+        raise SystemExit(f"error: {exc}") from None
     print(f"created {row}\ncreated {test}\nnext: write the test, fill the row, run `portability case check`")
 
 
@@ -79,6 +88,12 @@ def cmd_case_check(args: argparse.Namespace) -> None:
         if args.paths:
             wanted = {str(Path(p)) for p in args.paths}
             rows = [r for r in rows if r["_row_file"] in wanted or r.get("test_file") in wanted]
+            unmatched = wanted - {r["_row_file"] for r in rows} - {r.get("test_file") for r in rows}
+            if unmatched:
+                raise SystemExit(
+                    f"error: no case row or test file {', '.join(sorted(unmatched))} under cases/; "
+                    "give paths relative to the repository root, e.g. cases/torch/argsort.yaml"
+                )
         api = read_table("api", args.api) if args.api.exists() else None
         samples = read_table("samples", args.samples) if args.samples.exists() else None
         problems = check_rows(rows, api, samples, root, collect=not args.no_collect)
@@ -91,14 +106,25 @@ def cmd_case_check(args: argparse.Namespace) -> None:
     if args.run:
         from portability_data.cases import run_cases_once
 
-        broken = run_cases_once(root, [r for r in rows if r["status"] == "active"])
+        broken, failed = run_cases_once(root, [r for r in rows if r["status"] == "active"])
         if broken:
             print("\n".join(broken), file=sys.stderr)
+            print(
+                f"FAILED: {len(broken)} case problem(s) above: the case could not run "
+                "(an error of the case file, not the framework's failure)",
+                file=sys.stderr,
+            )
             raise SystemExit(1)
+        print(
+            f"OK: every case ran; {failed} subtest(s) failed, which is the framework's result (data), "
+            "not a broken case"
+        )
 
 
 def cmd_run(args: argparse.Namespace) -> None:
-    from portability_data.runner import Paths, RunError, RunSpec, run
+    from portability_data.progress import terminal_progress
+    from portability_data.run_summary import RunSummary
+    from portability_data.runner import Paths, RunError, RunSpec, run, shard_path
 
     spec = RunSpec(
         framework=args.framework,
@@ -115,16 +141,46 @@ def cmd_run(args: argparse.Namespace) -> None:
 
             print(close_partial(args.close, Paths.under(_repo_root())))
             return
-        run_id = run(spec, Paths.under(_repo_root()), resume=args.resume, confirm=not args.no_confirm)
+        paths = Paths.under(_repo_root())
+        run_id = run(
+            spec, paths, resume=args.resume, confirm=not args.no_confirm, progress=terminal_progress()
+        )
     except RunError as exc:
         raise SystemExit(f"error: {exc}") from None
-    print(run_id)
+    print(run_id, flush=True)  # stdout: the run id alone, for scripts; the summary is for people
+    summary = RunSummary.of_shard(run_id, shard_path(paths, run_id))
+    print("\n".join(summary.report()), file=sys.stderr, flush=True)
+    if summary.not_run:
+        raise SystemExit(1)
 
 
 def cmd_run_stage(args: argparse.Namespace) -> None:
     from portability_data.run_stage import run_stage
 
     run_stage(load_params(args.params)["run"], _repo_root(), args.out, tuple(args.frameworks or ()))
+
+
+def cmd_bench(args: argparse.Namespace) -> None:
+    from portability_data.bench import BenchError, bench
+    from portability_data.progress import terminal_progress
+
+    try:
+        report = bench(
+            load_params(args.params),
+            _repo_root(),
+            args.profile,
+            tuple(args.frameworks or ()),
+            say=lambda text: print(text, file=sys.stderr, flush=True),
+            progress=terminal_progress(),
+        )
+    except BenchError as exc:
+        raise SystemExit(f"error: {exc}") from None
+    print(
+        f"{len(report.covering)} local run(s) cover this machine ({len(report.ran_now)} run now); "
+        "`dvc repro` sets them beside the study's"
+    )
+    if report.not_run:
+        raise SystemExit(f"FAILED: case files could not run in {', '.join(report.not_run)} (see above)")
 
 
 def cmd_reference_import(args: argparse.Namespace) -> None:
@@ -249,7 +305,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--params", type=Path, default=Path("params.yaml"), help="parameters file (sample section)"
     )
-    p.add_argument("--frequencies", type=Path, default=Path("data/frequencies/frequencies.parquet"))
+    p.add_argument(
+        "--frequencies",
+        type=Path,
+        default=Path("data/frequencies/frequencies.parquet"),
+        help="usage counts to draw from, made by `portability frequencies` (default: %(default)s)",
+    )
     p.add_argument(
         "--reference-samples",
         type=Path,
@@ -264,30 +325,66 @@ def build_parser() -> argparse.ArgumentParser:
     )
 
     p = add("cases", cmd_cases, "Check every case row and compile them into the cases table.")
-    p.add_argument("--api", type=Path, default=Path("data/api/api.parquet"))
-    p.add_argument("--samples", type=Path, default=Path("data/samples/samples.parquet"))
-    p.add_argument("--out", type=Path, default=Path("data/cases/cases.parquet"))
+    p.add_argument(
+        "--api",
+        type=Path,
+        default=Path("data/api/api.parquet"),
+        help="api table to check names (default: %(default)s)",
+    )
+    p.add_argument(
+        "--samples",
+        type=Path,
+        default=Path("data/samples/samples.parquet"),
+        help="samples table the cases serve (default: %(default)s)",
+    )
+    p.add_argument(
+        "--out",
+        type=Path,
+        default=Path("data/cases/cases.parquet"),
+        help="cases table to write (default: %(default)s)",
+    )
     p.add_argument("--no-collect", action="store_true", help="skip the pytest collection check")
 
     case_sub = group("case", "Add or check cases (the contributor's commands).")
     p = add("new", cmd_case_new, "Scaffold a case row and test file.", case_sub)
-    p.add_argument("framework", choices=FRAMEWORKS)
-    p.add_argument("function", help="qualified name, e.g. torch.nn.Linear")
+    p.add_argument("framework", choices=FRAMEWORKS, help="the framework the function belongs to")
+    p.add_argument("function", help="qualified name, e.g. torch.nn.Linear (checked against the api table)")
+    p.add_argument(
+        "--api", type=Path, default=Path("data/api/api.parquet"), help="api table the name must be in"
+    )
     p = add("check", cmd_case_check, "Validate case rows (what CI runs).", case_sub)
     p.add_argument("paths", nargs="*", help="row or test files to check (default: all)")
-    p.add_argument("--api", type=Path, default=Path("data/api/api.parquet"))
-    p.add_argument("--samples", type=Path, default=Path("data/samples/samples.parquet"))
+    p.add_argument(
+        "--api", type=Path, default=Path("data/api/api.parquet"), help="api table the case names must be in"
+    )
+    p.add_argument(
+        "--samples",
+        type=Path,
+        default=Path("data/samples/samples.parquet"),
+        help="samples table the rows' `samples` must name",
+    )
     p.add_argument("--no-collect", action="store_true", help="skip the pytest collection check")
     p.add_argument(
         "--run",
         action="store_true",
-        help="also run the checked cases once on the CPU (eager); fail on harness errors",
+        help="also run the checked cases once on the CPU (eager); exit 1 if a case cannot be collected "
+        "or hits a harness error (failed subtests are the framework's data: exit 0)",
     )
 
-    p = add("run", cmd_run, "Run the cases of one framework on one device and mode; append a result shard.")
-    p.add_argument("--framework", choices=FRAMEWORKS, required=True)
-    p.add_argument("--device", choices=DEVICES, default="cpu")
-    p.add_argument("--mode", choices=MODES, default="eager")
+    p = add(
+        "run",
+        cmd_run,
+        "Run the cases of one framework on one device and mode; append a result shard "
+        "(exit 1 if a case file could not be collected; failed subtests are data).",
+    )
+    p.add_argument("--framework", choices=FRAMEWORKS, required=True, help="whose cases to run")
+    p.add_argument("--device", choices=DEVICES, default="cpu", help="the device under test (one per run)")
+    p.add_argument(
+        "--mode",
+        choices=MODES,
+        default="eager",
+        help="eager, or compiled (torch.compile / tf.function / jax.jit)",
+    )
     p.add_argument("--repeats", type=int, default=3, help="runs of every subtest (the study: 3)")
     p.add_argument("--timeout", type=float, default=900.0, help="seconds per subtest (the study: 15 minutes)")
     p.add_argument("--memory-mb", type=int, default=8192, help="memory cap of the case worker")
@@ -306,13 +403,30 @@ def build_parser() -> argparse.ArgumentParser:
     )
 
     p = add("run-stage", cmd_run_stage, "The DVC run stage: every framework x device x mode of params.yaml.")
-    p.add_argument("--params", type=Path, default=Path("params.yaml"))
+    p.add_argument("--params", type=Path, default=Path("params.yaml"), help="parameters file (run section)")
     p.add_argument("--out", type=Path, default=Path("data/run_manifest.json"), help="the manifest to write")
     p.add_argument(
         "--frameworks",
         nargs="*",
         choices=FRAMEWORKS,
         help="run only these frameworks' settings (two streams side by side; the stage runs all)",
+    )
+
+    p = add(
+        "bench",
+        cmd_bench,
+        "Measure this machine: the study's cases on every device found, as source local (then dvc repro).",
+    )
+    p.add_argument(
+        "--params", type=Path, default=Path("params.yaml"), help="where the profiles are (bench.profiles)"
+    )
+    p.add_argument(
+        "--profile",
+        default="quick",
+        help="a profile of params.yaml bench.profiles: quick (eager, 1 repeat), full (3 repeats, both modes)",
+    )
+    p.add_argument(
+        "--frameworks", nargs="*", choices=FRAMEWORKS, help="only these frameworks (default: run.frameworks)"
     )
 
     ref_sub = group("reference", "Import the 2023 study's raw data.")
@@ -323,8 +437,18 @@ def build_parser() -> argparse.ArgumentParser:
         ref_sub,
     )
     p.add_argument("dir", help="folder laid out like shared/reference/mince2023")
-    p.add_argument("--out", type=Path, default=Path("data/results/mince2023"))
-    p.add_argument("--runs-out", type=Path, default=Path("data/runs/mince2023"))
+    p.add_argument(
+        "--out",
+        type=Path,
+        default=Path("data/results/mince2023"),
+        help="folder for the study's result shards (source mince2023) (default: %(default)s)",
+    )
+    p.add_argument(
+        "--runs-out",
+        type=Path,
+        default=Path("data/runs/mince2023"),
+        help="folder for their runs rows (default: %(default)s)",
+    )
 
     pub_sub = group("published", "Import the 2023 study's printed numbers.")
     p = add(
@@ -334,14 +458,44 @@ def build_parser() -> argparse.ArgumentParser:
         pub_sub,
     )
     p.add_argument("path", help="published_tables.json, or a folder holding it (shared/reference/mince2023)")
-    p.add_argument("--out", type=Path, default=Path("data/published/published.parquet"))
+    p.add_argument(
+        "--out",
+        type=Path,
+        default=Path("data/published/published.parquet"),
+        help="published table to write (default: %(default)s)",
+    )
 
     p = add("aggregate", cmd_aggregate, "Compute outcomes and latencies from every shard (the study's way).")
-    p.add_argument("--results", type=Path, default=Path("data/results"))
-    p.add_argument("--runs", type=Path, default=Path("data/runs"))
-    p.add_argument("--cases", type=Path, default=Path("data/cases/cases.parquet"))
-    p.add_argument("--outcomes", type=Path, default=Path("data/outcomes/outcomes.parquet"))
-    p.add_argument("--latencies", type=Path, default=Path("data/latencies/latencies.parquet"))
+    p.add_argument(
+        "--results",
+        type=Path,
+        default=Path("data/results"),
+        help="result shards, every source, read recursively (default: %(default)s)",
+    )
+    p.add_argument(
+        "--runs",
+        type=Path,
+        default=Path("data/runs"),
+        help="runs rows: repeats, and the digests that decide supersession (default: %(default)s)",
+    )
+    p.add_argument(
+        "--cases",
+        type=Path,
+        default=Path("data/cases/cases.parquet"),
+        help="cases table: functions removed from the API become unavailable (default: %(default)s)",
+    )
+    p.add_argument(
+        "--outcomes",
+        type=Path,
+        default=Path("data/outcomes/outcomes.parquet"),
+        help="outcomes table to write (default: %(default)s)",
+    )
+    p.add_argument(
+        "--latencies",
+        type=Path,
+        default=Path("data/latencies/latencies.parquet"),
+        help="latencies table to write (default: %(default)s)",
+    )
     p.add_argument("--quarantine", action="store_true", help="leave bad shards out (default: stop on them)")
 
     p = add(
@@ -349,20 +503,66 @@ def build_parser() -> argparse.ArgumentParser:
         cmd_reproduce,
         "Set every published number of the study beside ours (reproduction table).",
     )
-    p.add_argument("--published", type=Path, default=Path("data/published"))
-    p.add_argument("--outcomes", type=Path, default=Path("data/outcomes/outcomes.parquet"))
-    p.add_argument("--latencies", type=Path, default=Path("data/latencies/latencies.parquet"))
-    p.add_argument("--results", type=Path, default=Path("data/results/mince2023"))
-    p.add_argument("--samples", type=Path, default=Path("data/samples/mince2023.parquet"))
-    p.add_argument("--out", type=Path, default=Path("data/reproduction/reproduction.parquet"))
+    p.add_argument(
+        "--published",
+        type=Path,
+        default=Path("data/published"),
+        help="the study's printed numbers, made by `portability published import` (default: %(default)s)",
+    )
+    p.add_argument(
+        "--outcomes",
+        type=Path,
+        default=Path("data/outcomes/outcomes.parquet"),
+        help="outcomes table (its mince2023 rows are used) (default: %(default)s)",
+    )
+    p.add_argument(
+        "--latencies",
+        type=Path,
+        default=Path("data/latencies/latencies.parquet"),
+        help="latencies table (its mince2023 rows are used) (default: %(default)s)",
+    )
+    p.add_argument(
+        "--results",
+        type=Path,
+        default=Path("data/results/mince2023"),
+        help="the study's result shards, the evidence for each difference (default: %(default)s)",
+    )
+    p.add_argument(
+        "--samples",
+        type=Path,
+        default=Path("data/samples/mince2023.parquet"),
+        help="the study's sample, which maps printed names to functions (default: %(default)s)",
+    )
+    p.add_argument(
+        "--out",
+        type=Path,
+        default=Path("data/reproduction/reproduction.parquet"),
+        help="reproduction table to write (default: %(default)s)",
+    )
 
     p = add("report", cmd_report, "Render the report (Markdown + offline HTML, figures) and the metrics.")
-    p.add_argument("--out", type=Path, default=Path("reports"))
-    p.add_argument("--metrics", type=Path, default=Path("reports/metrics.json"))
+    p.add_argument(
+        "--out",
+        type=Path,
+        default=Path("reports"),
+        help="folder to write report.md, report.html, figures/ and plots/ into (the tables are read "
+        "from data/ under the current directory) (default: %(default)s)",
+    )
+    p.add_argument(
+        "--metrics",
+        type=Path,
+        default=Path("reports/metrics.json"),
+        help="JSON file of the headline numbers, for `dvc metrics diff` (default: %(default)s)",
+    )
 
     ds_sub = group("dataset", "Build or publish the dataset folder.")
     p = add("build", cmd_dataset_build, "Write data/README.md (card + configs + features).", ds_sub)
-    p.add_argument("--params", type=Path, default=Path("params.yaml"))
+    p.add_argument(
+        "--params",
+        type=Path,
+        default=Path("params.yaml"),
+        help="parameters file (dataset section) (default: %(default)s)",
+    )
     add(
         "card",
         cmd_dataset_card,
@@ -372,11 +572,18 @@ def build_parser() -> argparse.ArgumentParser:
     p = add("publish", cmd_dataset_publish, "Upload the dataset folder to the Hugging Face Hub.", ds_sub)
     p.add_argument("--repo-id", required=True, help="<namespace>/portability")
     p.add_argument("--revision", help="tag or branch")
-    p.add_argument("--create-pr", action="store_true")
+    p.add_argument(
+        "--create-pr", action="store_true", help="open a pull request on the Hub instead of committing"
+    )
 
     sch_sub = group("schemas", "Export the table schemas.")
     p = add("export", cmd_schemas_export, "Write schemas/<table>.yaml from the pandera models.", sch_sub)
-    p.add_argument("--out", type=Path, default=Path("schemas"))
+    p.add_argument(
+        "--out",
+        type=Path,
+        default=Path("schemas"),
+        help="folder for the <table>.yaml files (default: %(default)s)",
+    )
     return parser
 
 

@@ -1,4 +1,4 @@
-"""Corpus sources for the usage counts: the files whose calls are counted (METHOD.md section 2).
+"""Corpus sources for the usage counts: the files whose calls are counted (docs/METHOD.md section 2).
 
 Three sources, all streamed (a record at a time, never the whole corpus in memory):
 - ``installed`` (the offline default): the Python files of installed third-party packages that use the

@@ -1,6 +1,6 @@
 """Enumerate the public API of a framework: every public function, builtin, class and class method.
 
-This is step 1 of the study (METHOD.md section 1): walk the framework's module tree and list what a
+This is step 1 of the study (docs/METHOD.md section 1): walk the framework's module tree and list what a
 user can call. It runs in the calling process (no subprocess) and is deterministic: the same installed
 versions give the same rows in the same order, because modules are visited breadth-first in sorted
 order and the rows are sorted before they are returned.

@@ -1,6 +1,6 @@
 """Rule-based failure classifier: exception type + message pattern -> failure category, per framework.
 
-The study annotated failure reasons by hand (METHOD.md section 6); this project assigns them with a
+The study annotated failure reasons by hand (docs/METHOD.md section 6); this project assigns them with a
 rule table so that the same error always gets the same category and the rule that fired is stored
 beside it (results.failure_rule). Rules are tried in order, the common ones (harness, timeout,
 memory) first, then the framework's own; the first match wins; nothing matching gives
@@ -16,7 +16,7 @@ Categories (contracts.FAILURE_CATEGORIES):
   aten::_pin_memory has no kernel);
 - float_precision: a numeric comparison off by tolerance (assert_close, assertAllClose, gradcheck);
 - harness: the timing harness failed, not the function: the study's JAX bug "partial_timed()
-  takes 1 positional argument" (METHOD.md section 6). Harness failures do not count against the
+  takes 1 positional argument" (docs/METHOD.md section 6). Harness failures do not count against the
   function (aggregate.py);
 - other: defects of the reduced test files themselves (absl parameterisation mismatches, a
   NameError in the test module: rules test_parameters, test_name_error; the study counted these

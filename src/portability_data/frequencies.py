@@ -1,4 +1,4 @@
-"""Count how often each API function is called in a corpus (METHOD.md section 2).
+"""Count how often each API function is called in a corpus (docs/METHOD.md section 2).
 
 Two counts per function, from one tree-sitter parse per file:
 - ``bare_calls``: the study's rule, exactly. code_tokenize turns a file into the leaves of its

@@ -67,6 +67,18 @@ def check_params(params: Any, source: str = "params.yaml") -> dict[str, Any]:
             "sample.sample_id: must be a short id of letters, digits and '-', "
             f"got {sample.get('sample_id')!r}"
         )
+    bench = params.get("bench")
+    if bench is not None:
+        profiles = bench.get("profiles") if isinstance(bench, dict) else None
+        if not isinstance(profiles, dict) or not profiles:
+            problems.append("bench.profiles: must map profile names to {modes, repeats}; see params.yaml")
+        else:
+            for name, profile in profiles.items():
+                if not isinstance(profile, dict):
+                    problems.append(f"bench.profiles.{name}: must be a mapping with modes and repeats")
+                    continue
+                names(f"bench.profiles.{name}.modes", profile.get("modes"), MODES)
+                number(f"bench.profiles.{name}.repeats", profile.get("repeats"), 1, integer=True)
     version = params["dataset"].get("version")
     parts = str(version).split(".") if isinstance(version, str) else []
     if len(parts) != 3 or not all(p.isdigit() for p in parts):

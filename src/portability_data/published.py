@@ -12,7 +12,7 @@ Decisions:
 - Precision: a table that states its rounding ("rounded to 3 decimals") gives every value of it
   that precision (948.21 printed at 3 decimals is 948.210); a literal with more decimals than
   stated is malformed. Elsewhere the precision is the literal's own.
-- Devices: the study's main machines, gpu = T4 and tpu = TPU v3-8 (METHOD.md section 5); the
+- Devices: the study's main machines, gpu = T4 and tpu = TPU v3-8 (docs/METHOD.md section 5); the
   sentences name other models where they mean them (A100 in Table 3).
 - Sentences are read by explicit rules (TEXT_RULES); a sentence no rule reads stops the import
   naming its field, rather than entering the table half-understood.

@@ -1,6 +1,6 @@
 """Import the study's raw results (Mince et al. 2023) as result shards with source "mince2023".
 
-Input: the study's published files (METHOD.md "The raw data of the study"), read-only:
+Input: the study's published files (docs/METHOD.md "The raw data of the study"), read-only:
 `<fw>_timings/<machine>/[<device>/]<device>_<run>.json` (per subtest "<file>:<test>" ->
 {"operations": [seconds], "test_time": seconds}), pytest-json-report `test_failure_report.json`
 files, and `study_function_map.json` (test file -> qualified name). Output: one results shard
@@ -26,7 +26,7 @@ Decisions (each one keeps a quirk of the raw data visible rather than smoothing 
   `test_batchnorm_nhwc_cuda`. Names without a token (TestCuda::test_copy_streams) belong to the
   accelerator run. TF and JAX names carry no device; the folder gives it.
 - Which report: the one in the timing files' folder where there is one (a later rerun), else the
-  machine's top-level one (METHOD.md section 6). A report is used only for the devices it was
+  machine's top-level one (docs/METHOD.md section 6). A report is used only for the devices it was
   made on (REPORT_COVERAGE, checked in the tests): PyTorch reports hold both the CPU and the
   accelerator variants; TF reports were made on the accelerator (their errors name
   device:GPU:0 / device:TPU:0); the three JAX reports are one file made on the T4 GPU machine.

@@ -21,7 +21,7 @@ import json
 import math
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -75,6 +75,11 @@ CHANGE_STYLE = {
 }
 SLOWDOWN_FACTOR = 10.0
 SETTING_KEYS = ["source", "framework", "framework_version", "device", "device_model", "mode"]
+# Section titles the summary links to (their anchors are computed from the titles when rendering).
+RUNS_TITLE = "How our runs ran"
+OUTCOMES_TITLE = "Function outcomes per framework and device (the study's Table 1)"
+LATENCY_TITLE = "Latency across devices"
+THEN_NOW_TITLE = "Then and now: the study (2023) vs newer runs"
 
 
 # --------------------------------------------------------------------------- labels and settings
@@ -683,6 +688,286 @@ def _ordered(frame: pd.DataFrame) -> pd.DataFrame:
     ]
     order = sorted(range(len(frame)), key=lambda i: keys[i])
     return frame.iloc[order].reset_index(drop=True)
+
+
+# --------------------------------------------------------------------------- summary (the first screen)
+
+SUMMARY_TITLE = "Summary"
+SUMMARY_MAX_LINES = 36  # with the title and intro above it, the summary fits a 40-line screen
+SOURCE_MEANING = {
+    STUDY: "the study's raw data (2023)",
+    "portability": "this project's runs",
+    "local": "your own machine, measured by `portability bench`",
+}
+PAIR_KEYS = [
+    "source",
+    "framework",
+    "framework_version",
+    "mode",
+    "device",
+    "device_model",
+    "reference_device",
+    "reference_device_model",
+]
+
+
+@dataclass
+class Headline:
+    """One headline of the summary: a bold title, a line saying how to read it, the section that
+    details it (by title, so its anchor is computed at render time) and a small table of text cells."""
+
+    title: str
+    note: str
+    target: str
+    table: pd.DataFrame
+
+
+def _times(ratio: float) -> str:
+    """A latency ratio with three significant digits and no exponent: 0.338×, 96.6×, 2,310×."""
+    if ratio is None or not math.isfinite(ratio) or ratio <= 0:
+        return "n/a"
+    digits = max(0, 2 - math.floor(math.log10(ratio)))
+    return f"{ratio:,.{digits}f}×"
+
+
+def _frameworks_in(*frames: pd.DataFrame) -> list[str]:
+    """Frameworks present in any frame, in the study's order (others after, by name)."""
+    present = {fw for frame in frames if len(frame) and "framework" in frame for fw in frame["framework"]}
+    return [f for f in FRAMEWORK_ORDER if f in present] + sorted(present - set(FRAMEWORK_ORDER))
+
+
+def _column_order(source: str, device: str, model: str, mode: str) -> tuple:
+    """Summary columns in reading order: the study first, then by source, device type, model, mode."""
+    dev = DEVICE_ORDER.index(device) if device in DEVICE_ORDER else 99
+    return (source != STUDY, source, dev, device, str(model), _mode_rank(mode))
+
+
+def _grid(cells: dict[tuple[str, str], list[str]], columns: list[str], frameworks: list[str]) -> pd.DataFrame:
+    """A row per framework, a column per setting; several versions of one cell joined by '; '."""
+    rows = [
+        {"framework": fw, **{c: "; ".join(cells.get((fw, c), [])) or "—" for c in columns}}
+        for fw in frameworks
+    ]
+    return pd.DataFrame(rows, columns=["framework", *columns])
+
+
+def failing_summary(outcomes: pd.DataFrame, primary: dict[tuple[str, str], str]) -> pd.DataFrame:
+    """Per setting with a known outcome (the study: its primary models only; newer sources: every
+    model): functions of known outcome, how many fail (partly or completely) and the share. The
+    same groups and counts as the outcome_shares table, so its pct_partial + pct_complete agree
+    (up to their rounding)."""
+    columns = [*SETTING_KEYS, "n_known", "n_failing", "pct_failing"]
+    known = outcomes[outcomes["outcome"].isin(KNOWN)] if len(outcomes) else outcomes
+    if known.empty:
+        return pd.DataFrame(columns=columns)
+    shown = [
+        source != STUDY or _is_primary(primary, source, device, model)
+        for source, device, model in known[["source", "device", "device_model"]].itertuples(index=False)
+    ]
+    grouped = known[shown].groupby(SETTING_KEYS)["outcome"]
+    table = pd.DataFrame(
+        {"n_known": grouped.size(), "n_failing": grouped.apply(lambda s: int(s.isin(FAILING).sum()))}
+    ).reset_index()
+    table["pct_failing"] = (100.0 * table["n_failing"] / table["n_known"]).round(1)
+    return _ordered(table)[columns]
+
+
+def slowdown_summary(cross_shares: pd.DataFrame, cross_functions: pd.DataFrame) -> pd.DataFrame:
+    """Per device pair of primary models: functions timed on both, the median ratio (from the share
+    table) and the worst one with its function (from the per-function table)."""
+    columns = [*PAIR_KEYS, "n_functions", "median_ratio", "worst_ratio", "worst_function"]
+    if cross_shares.empty or cross_functions.empty:
+        return pd.DataFrame(columns=columns)
+    timed = cross_functions[cross_functions["ratio"].notna()]
+    worst = timed.loc[timed.groupby(PAIR_KEYS)["ratio"].idxmax(), [*PAIR_KEYS, "ratio", "function"]]
+    worst = worst.rename(columns={"ratio": "worst_ratio", "function": "worst_function"})
+    table = cross_shares[[*PAIR_KEYS, "n_functions", "median_ratio"]].merge(worst, on=PAIR_KEYS, how="left")
+    return table[columns].reset_index(drop=True)
+
+
+def then_now_headline(changes: pd.DataFrame, moves: pd.DataFrame) -> pd.DataFrame:
+    """Per newer setting: the change counts against the study (same device type) beside the median
+    latency ratio now / then (from the two then-and-now summary tables)."""
+    columns = [
+        "framework",
+        "now_setting",
+        "then_setting",
+        "n_compared",
+        "fixed",
+        "broke",
+        "still_failing",
+        "still_works",
+        "removed",
+        "latency_n_functions",
+        "median_ratio_now_vs_then",
+    ]
+    if changes.empty:
+        return pd.DataFrame(columns=columns)
+    table = changes.assign(
+        n_compared=changes[["fixed", "broke", "still_failing", "still_works"]].sum(axis=1).astype(int)
+    )
+    if len(moves):
+        latency = moves[["now_key", "now_version", "n_functions", "median_ratio_now_vs_then"]].rename(
+            columns={"n_functions": "latency_n_functions"}
+        )
+        table = table.merge(latency, on=["now_key", "now_version"], how="left")
+    else:
+        table = table.assign(latency_n_functions=np.nan, median_ratio_now_vs_then=np.nan)
+    return table[columns].reset_index(drop=True)
+
+
+def compiled_summary(executions: pd.DataFrame, outcomes: pd.DataFrame) -> pd.DataFrame:
+    """Per compiled-mode setting of the newer sources: subtests by how they executed (pooled, not
+    superseded runs; from the execution table); a setting whose runs recorded no execution gets a row
+    with n_subtests 0, so the summary says so instead of leaving it out."""
+    counts = ["n_subtests", "compiled", "graph_breaks", "eager_fallback", "not_routed"]
+    columns = [*SETTING_KEYS, *counts, "pct_compiled"]
+    settings = (
+        {
+            tuple(r)
+            for r in outcomes[(outcomes["mode"] == "compiled") & (outcomes["source"] != STUDY)][
+                SETTING_KEYS
+            ].itertuples(index=False)
+        }
+        if len(outcomes)
+        else set()
+    )
+    rows = []
+    recorded = executions[executions["mode"] == "compiled"] if len(executions) else executions
+    for record in recorded.to_dict("records"):
+        settings.discard(tuple(record[k] for k in SETTING_KEYS))
+        n = int(record["n_subtests"])
+        rows.append(
+            {
+                **{k: record[k] for k in SETTING_KEYS},
+                **{c: int(record[c]) for c in counts},
+                "pct_compiled": round(100.0 * int(record["compiled"]) / n, 1) if n else None,
+            }
+        )
+    for setting in settings:
+        rows.append({**dict(zip(SETTING_KEYS, setting)), **dict.fromkeys(counts, 0), "pct_compiled": None})
+    return _ordered(pd.DataFrame(rows, columns=columns))
+
+
+def _devices_of(settings: pd.DataFrame) -> list[str]:
+    """The device types of some settings, in the study's order."""
+    return sorted(set(settings["device"]), key=lambda d: [*DEVICE_ORDER, d].index(d))
+
+
+def _label_parts(label: str) -> tuple[str, str, str, str] | None:
+    """(source, framework version, model label, mode) of a setting_label(); None for another text
+    (then_now's "mince2023: no mps" where the study never ran the device type)."""
+    parts = label.split(" · ")
+    if len(parts) < 4:
+        return None
+    return parts[0], parts[1].split(" ", 1)[-1], " · ".join(parts[2:-1]), parts[-1]
+
+
+def _setting_column(source: str, device: str, model: str, mode: str) -> str:
+    return f"{source} · {model_label(device, model)} · {mode}"
+
+
+def summary_headlines(tables: dict[str, pd.DataFrame]) -> list[Headline]:
+    """The first screen: the study's headline numbers beside every newer source's, each a grid of a
+    row per framework and a column per setting, read from the summary_* tables."""
+    failing, slowdown = tables["summary_failing"], tables["summary_slowdown"]
+    changes, compiled = tables["summary_then_now"], tables["summary_compiled"]
+
+    cells: dict[tuple[str, str], list[str]] = {}
+    order: dict[str, tuple] = {}
+    for r in failing.itertuples(index=False):
+        column = _setting_column(r.source, r.device, r.device_model, r.mode)
+        order[column] = _column_order(r.source, r.device, r.device_model, r.mode)
+        cells.setdefault((r.framework, column), []).append(
+            f"{r.pct_failing:.1f}% of {r.n_known} ({r.framework_version})"
+        )
+    failing_grid = _grid(cells, sorted(order, key=order.get), _frameworks_in(failing))
+
+    cells, order = {}, {}
+    for r in slowdown.itertuples(index=False):
+        reference = model_label(r.reference_device, r.reference_device_model)
+        column = f"{r.source} · {model_label(r.device, r.device_model)} / {reference} · {r.mode}"
+        order[column] = (*_column_order(r.source, r.device, r.device_model, r.mode), r.reference_device_model)
+        cells.setdefault((r.framework, column), []).append(
+            f"{_times(r.median_ratio)} · {_times(r.worst_ratio)} (n={r.n_functions})"
+        )
+    slowdown_grid = _grid(cells, sorted(order, key=order.get), _frameworks_in(slowdown))
+    paired = set(slowdown["source"]) if len(slowdown) else set()
+    unpaired_note = "".join(
+        f" {source} has no device pair yet (measured: {', '.join(_devices_of(group))})."
+        for source, group in (failing.groupby("source") if len(failing) else [])
+        if source not in paired
+    )
+
+    cells, order = {}, {}
+    for r in changes.itertuples(index=False):
+        source, version, model, mode = _label_parts(r.now_setting) or (r.now_setting, "", "", "")
+        then = _label_parts(r.then_setting)
+        then_text = f"{then[1]} on {then[2]}" if then else "no study run on this device type"
+        column = f"{source} · {model} · {mode}"
+        order[column] = (source != STUDY, source, model, _mode_rank(mode))
+        if r.n_compared:
+            outcome = f"{r.fixed} fixed, {r.broke} broke, {r.still_failing} still failing"
+            outcome += f", {r.still_works} still work"
+        else:
+            outcome = "no study outcome on this device"
+        if r.removed:
+            outcome += f", {r.removed} removed"
+        latency = (
+            f"; latency now/then {_times(r.median_ratio_now_vs_then)} (n={int(r.latency_n_functions)})"
+            if r.median_ratio_now_vs_then == r.median_ratio_now_vs_then
+            else ""
+        )
+        cells.setdefault((r.framework, column), []).append(f"{then_text} → {version}: {outcome}{latency}")
+    then_now_grid = _grid(cells, sorted(order, key=order.get), _frameworks_in(changes))
+
+    cells, order = {}, {}
+    for r in compiled.itertuples(index=False):
+        column = _setting_column(r.source, r.device, r.device_model, r.mode)
+        order[column] = _column_order(r.source, r.device, r.device_model, r.mode)
+        if r.n_subtests:
+            others = ", ".join(
+                f"{getattr(r, name)} {name.replace('_', ' ')}"
+                for name in ("graph_breaks", "eager_fallback", "not_routed")
+                if getattr(r, name)
+            )
+            text = f"{r.compiled} of {r.n_subtests} ({r.pct_compiled:.1f}%)"
+            text += f"; {others}" if others else ""
+        else:
+            text = "not recorded (runs older than the execution column)"
+        cells.setdefault((r.framework, column), []).append(f"{r.framework_version}: {text}")
+    compiled_grid = _grid(cells, sorted(order, key=order.get), _frameworks_in(compiled))
+
+    return [
+        Headline(
+            "Functions failing",
+            "partly or completely, % of the functions with a known outcome per device (framework "
+            "version; —: none known). The study's question: GPU vs TPU.",
+            OUTCOMES_TITLE,
+            failing_grid,
+        ),
+        Headline(
+            "Slowdown across devices",
+            "per function, latency on the first device / on the second over the same subtests (above 1× "
+            f"= slower on the first): median · worst, n functions timed on both.{unpaired_note}",
+            LATENCY_TITLE,
+            slowdown_grid,
+        ),
+        Headline(
+            "Then vs now",
+            "the study's version (and machine) → ours on the same device type: what became of each "
+            "function's outcome, and the median latency ratio now / then (below 1× = faster now).",
+            THEN_NOW_TITLE,
+            then_now_grid,
+        ),
+        Headline(
+            "Compiled really compiled",
+            "per compiled-mode setting, the subtests that went through the compiler whole, of all "
+            "subtests of the pooled (not superseded) runs; the others by how they ran.",
+            RUNS_TITLE,
+            compiled_grid,
+        ),
+    ]
 
 
 # --------------------------------------------------------------------------- metrics
@@ -1367,12 +1652,14 @@ def _short(label: str) -> str:
 
 @dataclass
 class Section:
-    """A titled part of the report: why it is there, its tables, its figures (file names)."""
+    """A titled part of the report: why it is there, its tables, its figures (file names); the
+    summary has headlines instead (each linking to the section that details it)."""
 
     title: str
     text: str
     tables: list[tuple[str, pd.DataFrame]]
     figures: list[str]
+    headlines: list[Headline] = field(default_factory=list)
 
 
 def _html_table(frame: pd.DataFrame) -> str:
@@ -1398,8 +1685,54 @@ def _markdown_table(frame: pd.DataFrame) -> str:
     return to_markdown({"t": frame}).split("\n", 1)[1]
 
 
+def heading_anchor(text: str) -> str:
+    """The anchor GitHub gives a Markdown heading (lower case, punctuation dropped, spaces as hyphens),
+    so the summary's links work in the rendered report.md and, as ids, in report.html alike."""
+    return re.sub(r"[^\w\- ]", "", text.strip().lower()).replace(" ", "-")
+
+
+def _heading_anchors(sections: list[Section]) -> dict[tuple[int, int], str]:
+    """Each heading's anchor in document order, repeats numbered -1, -2 as GitHub does (a table title
+    may repeat a section title). Key: (section index, -1) for a section, (section, table) for a table."""
+    seen: dict[str, int] = {}
+
+    def unique(text: str) -> str:
+        base = heading_anchor(text)
+        count = seen.get(base, 0)
+        seen[base] = count + 1
+        return base if count == 0 else f"{base}-{count}"
+
+    unique("Portability report")
+    anchors: dict[tuple[int, int], str] = {}
+    for i, section in enumerate(sections):
+        anchors[(i, -1)] = unique(section.title)
+        for j, (title, _) in enumerate(section.tables):
+            anchors[(i, j)] = unique(title)
+    return anchors
+
+
+def _inline_html(text: str) -> str:
+    """The inline Markdown the report writes, as HTML: **bold**, `code`, in-page links [t](#a); any
+    other link keeps only its text, so the page stays self-contained."""
+    out = html.escape(text, quote=False)
+    out = re.sub(r"\*\*(.+?)\*\*", r"<strong>\1</strong>", out)
+    out = re.sub(r"`([^`]+)`", r"<code>\1</code>", out)
+    out = re.sub(r"\[([^\]]+)\]\(#([\w-]+)\)", r"<a href='#\2'>\1</a>", out)
+    return re.sub(r"\[([^\]]+)\]\([^)]*\)", r"\1", out)
+
+
+def _headline_lines(headline: Headline, anchor: str) -> tuple[str, pd.DataFrame | None]:
+    """(the headline's Markdown line, its table or None when nothing was measured)."""
+    line = f"**{headline.title}**: {headline.note} [Details](#{anchor})"
+    table = headline.table
+    return line, (table if len(table) and len(table.columns) > 1 else None)
+
+
 def render(sections: list[Section], images: dict[str, bytes], intro: str) -> tuple[str, str]:
-    """(Markdown, HTML): Markdown points at figures/<name>; HTML embeds them as data URIs (offline)."""
+    """(Markdown, HTML): Markdown points at figures/<name>; HTML embeds them as data URIs (offline).
+    Headings carry GitHub's anchors in both, so links between sections work in either."""
+    anchors = _heading_anchors(sections)
+    by_title = {section.title: anchors[(i, -1)] for i, section in reversed(list(enumerate(sections)))}
     md = ["# Portability report\n", intro + "\n"]
     page = [
         "<!doctype html>",
@@ -1410,14 +1743,26 @@ def render(sections: list[Section], images: dict[str, bytes], intro: str) -> tup
         "img{max-width:100%}figure{margin:1em 0}figcaption{font-size:12px;color:#444}"
         "details{margin-bottom:1em}</style></head><body>",
         "<h1>Portability report</h1>",
-        f"<p>{html.escape(intro)}</p>",
+        f"<p>{_inline_html(intro)}</p>",
         "<ul>",
     ]
-    page += [f"<li><a href='#s{i}'>{html.escape(s.title)}</a></li>" for i, s in enumerate(sections)]
+    page += [
+        f"<li><a href='#{anchors[(i, -1)]}'>{html.escape(s.title)}</a></li>" for i, s in enumerate(sections)
+    ]
     page.append("</ul>")
     for i, section in enumerate(sections):
+        page.append(f"<h2 id='{anchors[(i, -1)]}'>{html.escape(section.title)}</h2>")
+        if section.text:
+            page.append(f"<p>{_inline_html(section.text)}</p>")
+        if section.headlines:  # the summary: compact, so that it fits one screen
+            lines = [f"## {section.title}", ""] + ([section.text, ""] if section.text else [])
+            for headline in section.headlines:
+                line, table = _headline_lines(headline, by_title.get(headline.target, ""))
+                lines += [line, "", _markdown_table(table).strip() if table is not None else "(no rows)", ""]
+                page += [f"<p>{_inline_html(line)}</p>", _html_table(table)]
+            md.append("\n".join(lines))
+            continue
         md += [f"\n## {section.title}\n", section.text + "\n"]
-        page += [f"<h2 id='s{i}'>{html.escape(section.title)}</h2>", f"<p>{html.escape(section.text)}</p>"]
         for name in section.figures:
             if name not in images:
                 continue
@@ -1427,12 +1772,12 @@ def render(sections: list[Section], images: dict[str, bytes], intro: str) -> tup
                 f"<figure><img alt='{html.escape(name)}' src='data:image/png;base64,{encoded}'>"
                 f"<figcaption>{html.escape(name)}</figcaption></figure>"
             )
-        for title, table in section.tables:
+        for j, (title, table) in enumerate(section.tables):
             md += [f"\n### {title}\n", _markdown_table(table)]
             body = _html_table(table)
             if len(table) > 40:
                 body = f"<details><summary>{len(table)} rows</summary>{body}</details>"
-            page += [f"<h3>{html.escape(title)}</h3>", body]
+            page += [f"<h3 id='{anchors[(i, j)]}'>{html.escape(title)}</h3>", body]
     page.append("</body></html>")
     return "\n".join(md), "\n".join(page)
 
@@ -1541,6 +1886,12 @@ def build(inputs: Inputs) -> tuple[list[Section], dict[str, pd.DataFrame], dict[
         "mode_summary": mode_summary(modes),
     }
     tables["executions"], tables["superseded"] = how_runs_ran(inputs.results, inputs.runs)
+    tables["summary_failing"] = failing_summary(outcomes, primary)
+    tables["summary_slowdown"] = slowdown_summary(tables["cross_device_shares"], cross_functions)
+    tables["summary_then_now"] = then_now_headline(
+        tables["then_now_summary"], tables["then_now_latency_summary"]
+    )
+    tables["summary_compiled"] = compiled_summary(tables["executions"], outcomes)
     images: dict[str, bytes] = {}
     makers: list[tuple[str, Callable[[], bytes | None]]] = [
         ("outcome_shares.png", lambda: fig_outcome_shares(summary["outcome_shares"])),
@@ -1624,6 +1975,7 @@ def _sections(tables: dict[str, pd.DataFrame], scatter_names: list[str]) -> list
         else changes
     )
     return [
+        Section(SUMMARY_TITLE, "", [], [], summary_headlines(tables)),
         Section(
             "Settings measured",
             "Every source x framework version x device model x mode in the data: functions, functions "
@@ -1636,7 +1988,7 @@ def _sections(tables: dict[str, pd.DataFrame], scatter_names: list[str]) -> list
             [],
         ),
         Section(
-            "How our runs ran",
+            RUNS_TITLE,
             "A label is a claim, so every subtest of our runs records how it executed: eager; compiled "
             "(the function under test went through the compiler as a whole: torch.compile with "
             "fullgraph, jax.jit, tf.function(jit_compile=True)); graph_breaks (torch.compile split it); "
@@ -1652,7 +2004,7 @@ def _sections(tables: dict[str, pd.DataFrame], scatter_names: list[str]) -> list
             [],
         ),
         Section(
-            "Function outcomes per framework and device (the study's Table 1)",
+            OUTCOMES_TITLE,
             "Share of functions per outcome among functions with a known outcome: success (every subtest "
             "passes), partial failure (some fail), complete failure (all fail). Unknown and unavailable "
             "(function absent from that framework version) are counted apart.",
@@ -1686,7 +2038,7 @@ def _sections(tables: dict[str, pd.DataFrame], scatter_names: list[str]) -> list
             ["failure_categories.png"],
         ),
         Section(
-            "Latency across devices",
+            LATENCY_TITLE,
             "Per-function latency on one device against another over the subtests that passed and were "
             "timed on both (the study's procedure; ratio = device / reference, reference GPU, then CPU). "
             "Scatter plots use each device type's primary model; the share table lists every pair.",
@@ -1713,7 +2065,7 @@ def _sections(tables: dict[str, pd.DataFrame], scatter_names: list[str]) -> list
             ["generations_latency.png"],
         ),
         Section(
-            "Then and now: the study (2023) vs newer runs",
+            THEN_NOW_TITLE,
             "Per function, the study's outcome and latency beside every newer setting of the same device "
             "type (the same model where the study has data for it, else its primary one). fixed: failed "
             "in 2023, succeeds now; broke: the reverse; removed: the function is gone from the API (cases "
@@ -1770,12 +2122,14 @@ def run_report(data_dir: Path, out_dir: Path, metrics_path: Path) -> None:
             old.unlink()
     for name, data in images.items():
         atomic_write_bytes(figure_dir / name, data)
-    sources = sorted(set(inputs.outcomes["source"])) if len(inputs.outcomes) else []
+    sources = sorted(
+        set(inputs.outcomes["source"]) if len(inputs.outcomes) else (), key=lambda s: (s != STUDY, s)
+    )
+    named = "; ".join(f"{s}: {SOURCE_MEANING[s]}" if s in SOURCE_MEANING else s for s in sources)
     intro = (
-        "Generated by `portability report` from the aggregated tables "
-        f"(sources: {', '.join(sources) or 'none'}). "
-        "Every table and figure names its source, framework version, device model and mode. Method: "
-        "METHOD.md (Mince et al. 2023, continued)."
+        f"Generated by `portability report` from the aggregated tables (sources: {named or 'none'}); "
+        "every table names its source, framework version, device model and mode. Method (Mince et al. "
+        "2023, continued): [docs/METHOD.md](../docs/METHOD.md)."
     )
     markdown, page = render(sections, images, intro)
     atomic_write_bytes(out_dir / "report.md", markdown.encode())

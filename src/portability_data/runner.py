@@ -36,6 +36,7 @@ import pyarrow as pa
 from portability_data import contracts
 from portability_data.atomic import atomic_write_arrow
 from portability_data.case_rows import load_rows
+from portability_data.progress import RunProgress
 
 SOURCE = "portability"
 # Environment a case worker may see; everything else (tokens, cloud credentials) is scrubbed.
@@ -418,10 +419,13 @@ def run(
     log: Any = None,
     params_hash: str | None = None,
     confirm: bool = True,
+    progress: RunProgress | None = None,
 ) -> str:
-    """Run the cases, journal every row, write the shard and the runs row; returns the run id."""
+    """Run the cases, journal every row, write the shard and the runs row; returns the run id.
+    `progress` is told of each case file and row as they are journaled (nothing by default)."""
     spec.validate()
     say = log or (lambda message: print(message, file=sys.stderr, flush=True))
+    observer = progress or RunProgress()
     if resume:
         state = _resume_state(resume, paths)
         spec = state.spec
@@ -448,17 +452,21 @@ def run(
     with tempfile.TemporaryDirectory(prefix="portability-scratch-") as scratch_name:
         scratch = Path(scratch_name)
         log_path = paths.journal_dir / f"{state.run_id}.log"
-        supervisor = _Supervisor(state, paths, scratch, log_path, say)
+        supervisor = _Supervisor(state, paths, scratch, log_path, say, observer)
+        observer.started(state.run_id, len(cases), spec.repeats)
         try:
             for repeat in range(spec.repeats):
                 for case in cases:
+                    observer.case_started(case, repeat)
                     supervisor.run_case(case, repeat)
                     state.journal.sync()
+                    observer.case_finished(case, repeat)
             if confirm:
                 rerun = supervisor.confirm_failures()
                 if rerun:
                     say(f"{rerun} failing subtest(s) re-run alone in a fresh worker")
         finally:
+            observer.close()
             supervisor.close()
             state.journal.close()
     return finish(state, paths)
@@ -467,8 +475,17 @@ def run(
 class _Supervisor:
     """Feeds case files to a worker, turns its events into journaled rows, replaces it on faults."""
 
-    def __init__(self, state: RunState, paths: Paths, scratch: Path, log_path: Path, say: Any) -> None:
+    def __init__(
+        self,
+        state: RunState,
+        paths: Paths,
+        scratch: Path,
+        log_path: Path,
+        say: Any,
+        progress: RunProgress | None = None,
+    ) -> None:
         self.state, self.paths, self.scratch, self.log_path, self.say = state, paths, scratch, log_path, say
+        self.progress = progress or RunProgress()
         self.worker: Worker | None = None
 
     def _start_worker(self) -> tuple[Worker, dict[str, Any]]:
@@ -583,6 +600,7 @@ class _Supervisor:
             }
             - set(done)
         )
+        self.progress.confirming(len(failing))
         for test_id in failing:
             outcome, error_type = self._run_alone(test_id)
             verdict = (
@@ -596,6 +614,7 @@ class _Supervisor:
                 {"test_id": test_id, "verdict": verdict, "outcome": outcome, "error_type": error_type}
             )
             self.state.journal.sync()
+            self.progress.confirmed(test_id, verdict)
         return len(failing)
 
     def _run_alone(self, test_id: str) -> tuple[str, str | None]:
@@ -633,6 +652,7 @@ class _Supervisor:
         row = build_row(self.state, case, repeat, event)
         self.state.journal.append(row)
         self.state.done.add((row["test_id"], repeat))
+        self.progress.row(row)
 
     def close(self) -> None:
         if self.worker is not None:
@@ -739,6 +759,11 @@ def close_partial(run_id: str, paths: Paths) -> str:
     return finish(state, paths, status="partial")
 
 
+def shard_path(paths: Paths, run_id: str, source: str = SOURCE) -> Path:
+    """Where the run's results shard lands (written once, by `finish`)."""
+    return paths.results_dir / source / f"{run_id}.parquet"
+
+
 def finish(state: RunState, paths: Paths, status: str = "complete") -> str:
     """Turn the journal into the immutable shard and the runs row (both atomic, never replaced)."""
     _, rows = state.journal.read()
@@ -753,8 +778,7 @@ def finish(state: RunState, paths: Paths, status: str = "complete") -> str:
         if found is not None and row["outcome"] in CONFIRMED_OUTCOMES:
             row["confirmation"] = found["verdict"]
     shard = pa.Table.from_pylist(rows, schema=contracts.RESULTS)
-    shard_path = paths.results_dir / state.spec.source / f"{state.run_id}.parquet"
-    atomic_write_arrow(shard_path, shard, exclusive=True)
+    atomic_write_arrow(shard_path(paths, state.run_id, state.spec.source), shard, exclusive=True)
     info = state.info or WorkerInfo(state.spec.device, "unknown", 0.0, None)
     run_row = {
         "run_id": state.run_id,

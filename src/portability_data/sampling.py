@@ -1,4 +1,4 @@
-"""The `sample` step: the study's stratified sample (METHOD.md section 3) as a pure function of the
+"""The `sample` step: the study's stratified sample (docs/METHOD.md section 3) as a pure function of the
 frequencies and the parameters, with seeded replacements; and the study's own sample as data.
 
 The procedure, per framework, over the functions with a frequency above zero:

@@ -1,0 +1,375 @@
+"""The report's first screen: a summary that opens the report, fits one screen, links to the sections
+that detail it, and whose numbers are the detailed tables' numbers; a user's own machine (source
+`local`) stands beside the study."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import re
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from portability_data.report import SUMMARY_MAX_LINES, build, heading_anchor, load_inputs, run_report
+from portability_data.tableio import write_table
+from tests.conftest import example_rows
+
+KEYS = ("source", "framework", "framework_version", "device", "device_model", "mode")
+T4 = ("mince2023", "torch", "1.12.0", "gpu", "T4", "eager")
+V3 = ("mince2023", "torch", "1.12.0", "tpu", "TPU v3-8", "eager")
+STUDY_CPU = ("mince2023", "torch", "1.12.0", "cpu", "t4_vm CPU", "eager")
+OURS = ("portability", "torch", "2.13.0", "cpu", "EPYC", "eager")
+OURS_COMPILED = ("portability", "torch", "2.13.0", "cpu", "EPYC", "compiled")
+LOCAL_GPU = ("local", "torch", "2.5.0", "gpu", "RTX 4090", "eager")
+LOCAL_CPU = ("local", "torch", "2.5.0", "cpu", "Ryzen 9", "eager")
+SCREEN_LINES = 40
+
+
+def _outcome(setting: tuple, function: str, outcome: str) -> dict:
+    passed = {"success": 2, "partial_failure": 1}.get(outcome, 0)
+    failed = {"complete_failure": 2, "partial_failure": 1}.get(outcome, 0)
+    return {
+        **dict(zip(KEYS, setting)),
+        "function": function,
+        "outcome": outcome,
+        "n_subtests": passed + failed,
+        "n_passed": passed,
+        "n_failed": failed,
+        "n_skipped": 0,
+        "dominant_failure_category": "type_failure" if failed else None,
+    }
+
+
+def _latency(
+    setting: tuple, function: str, ms: float, reference: tuple | None = None, ref_ms: float = 0
+) -> dict:
+    return {
+        **dict(zip(KEYS, setting)),
+        "function": function,
+        "n_subtests": 1,
+        "latency_ms": ms,
+        "median_ms": ms,
+        "spread": 0.0,
+        "reference_device": reference[3] if reference else None,
+        "reference_device_model": reference[4] if reference else None,
+        "reference_latency_ms": ref_ms if reference else None,
+        "ratio": ms / ref_ms if reference else None,
+    }
+
+
+def _paired(a: tuple, b: tuple, function: str, a_ms: float, b_ms: float) -> list[dict]:
+    """Both orientations of a pair plus the unpaired rows, as the aggregation writes them."""
+    return [
+        _latency(a, function, a_ms),
+        _latency(b, function, b_ms),
+        _latency(a, function, a_ms, b, b_ms),
+        _latency(b, function, b_ms, a, a_ms),
+    ]
+
+
+def _result(run_id: str, function: str, subtest: str, execution: str) -> dict:
+    named = dict(zip(KEYS, OURS_COMPILED))
+    return {
+        **example_rows()["results"][0],
+        **named,
+        "run_id": run_id,
+        "case_id": function,
+        "function": function,
+        "test_id": f"cases/torch/test_{function}.py::{subtest}",
+        "subtest": subtest,
+        "execution": execution,
+    }
+
+
+def _run(run_id: str, harness: str, day: int) -> dict:
+    return {
+        **example_rows()["runs"][0],
+        **dict(zip(KEYS, OURS_COMPILED)),
+        "run_id": run_id,
+        "started_at": dt.datetime(2026, 11, day, tzinfo=dt.UTC),
+        "finished_at": dt.datetime(2026, 11, day, 1, tzinfo=dt.UTC),
+        "harness_digest": harness,
+        "case_digests": json.dumps({"torch.f2": "d2", "torch.f3": "d3"}),
+    }
+
+
+def make_data(root: Path, *, local: bool = True) -> Path:
+    """The study on T4, TPU v3-8 and a CPU; our CPU in two modes; a user's machine (GPU + CPU)."""
+    outcomes = [
+        *[_outcome(T4, f"torch.f{i}", o) for i, o in enumerate(["success", "partial_failure"], 1)],
+        _outcome(T4, "torch.f3", "complete_failure"),
+        _outcome(T4, "torch.f4", "success"),
+        _outcome(V3, "torch.f1", "complete_failure"),
+        _outcome(V3, "torch.f2", "partial_failure"),
+        _outcome(V3, "torch.f3", "complete_failure"),
+        _outcome(V3, "torch.f4", "success"),
+        _outcome(STUDY_CPU, "torch.f1", "success"),
+        _outcome(STUDY_CPU, "torch.f2", "partial_failure"),
+        _outcome(STUDY_CPU, "torch.f3", "success"),
+        _outcome(STUDY_CPU, "torch.f4", "success"),
+        _outcome(OURS, "torch.f1", "complete_failure"),
+        *[_outcome(OURS, f"torch.f{i}", "success") for i in (2, 3, 4)],
+        *[_outcome(OURS_COMPILED, f"torch.f{i}", "success") for i in (2, 3)],
+    ]
+    latencies = [
+        *_paired(V3, T4, "torch.f1", 10.0, 1.0),
+        *_paired(V3, T4, "torch.f2", 50.0, 2.0),
+        _latency(STUDY_CPU, "torch.f3", 3.0),
+        _latency(OURS, "torch.f3", 1.5),
+        _latency(OURS_COMPILED, "torch.f3", 0.5),
+    ]
+    if local:
+        outcomes += [
+            _outcome(LOCAL_CPU, "torch.f1", "success"),
+            _outcome(LOCAL_CPU, "torch.f2", "partial_failure"),
+            *[_outcome(LOCAL_GPU, f"torch.f{i}", "success") for i in (1, 2, 3)],
+        ]
+        for function, cpu_ms in (("torch.f1", 2.0), ("torch.f2", 8.0), ("torch.f3", 3.0)):
+            latencies += _paired(LOCAL_CPU, LOCAL_GPU, function, cpu_ms, 1.0)
+    write_table("outcomes", pd.DataFrame(outcomes), root / "outcomes" / "outcomes.parquet")
+    write_table("latencies", pd.DataFrame(latencies), root / "latencies" / "latencies.parquet")
+    write_table("samples", pd.DataFrame(example_rows()["samples"]), root / "samples" / "mince2023.parquet")
+    # compiled mode: the newer run pools 5 subtests (3 compiled); the older harness's run is superseded
+    new = [
+        _result("new", "torch.f2", "test_a", "compiled"),
+        _result("new", "torch.f2", "test_b", "graph_breaks"),
+        _result("new", "torch.f2", "test_c", "not_routed"),
+        _result("new", "torch.f3", "test_a", "compiled"),
+        _result("new", "torch.f3", "test_b", "compiled"),
+    ]
+    old = [
+        _result("old", "torch.f3", "test_a", "eager_fallback"),
+        _result("old", "torch.f3", "test_c", "eager"),
+    ]
+    write_table("results", pd.DataFrame(new), root / "results" / "portability" / "new.parquet")
+    write_table("results", pd.DataFrame(old), root / "results" / "portability" / "old.parquet")
+    write_table(
+        "runs", pd.DataFrame([_run("new", "h-new", 20)]), root / "runs" / "portability" / "new.parquet"
+    )
+    write_table(
+        "runs", pd.DataFrame([_run("old", "h-old", 1)]), root / "runs" / "portability" / "old.parquet"
+    )
+    return root
+
+
+@pytest.fixture
+def data(tmp_path: Path) -> Path:
+    return make_data(tmp_path / "data")
+
+
+@pytest.fixture
+def tables(data: Path) -> dict[str, pd.DataFrame]:
+    return build(load_inputs(data))[1]
+
+
+@pytest.fixture
+def rendered(data: Path, tmp_path: Path) -> tuple[str, str]:
+    out = tmp_path / "reports"
+    run_report(data, out, out / "metrics.json")
+    return (out / "report.md").read_text(), (out / "report.html").read_text()
+
+
+def _summary_lines(markdown: str) -> tuple[int, list[str]]:
+    """(index of the summary's heading, its lines up to the next section's heading)."""
+    lines = markdown.splitlines()
+    start = lines.index("## Summary")
+    end = next(i for i in range(start + 1, len(lines)) if lines[i].startswith("## "))
+    return start, lines[start:end]
+
+
+def _grid(markdown: str, title: str) -> pd.DataFrame:
+    """The summary table under the headline `title`, as a frame of its text cells."""
+    _, lines = _summary_lines(markdown)
+    at = next(i for i, line in enumerate(lines) if line.startswith(f"**{title}**"))
+    rows = []
+    for line in lines[at + 2 :]:
+        if not line.startswith("|"):
+            break
+        rows.append([cell.strip() for cell in line.strip("|").split(" | ")])
+    return pd.DataFrame(rows[2:], columns=rows[0]).set_index("framework")
+
+
+def _github_anchors(markdown: str) -> set[str]:
+    """Anchors GitHub makes for a document's headings (lower case, punctuation out, repeats -1, -2)."""
+    seen: dict[str, int] = {}
+    anchors = set()
+    for line in markdown.splitlines():
+        heading = re.match(r"#{1,6} (.+)", line)
+        if heading:
+            base = re.sub(r"[^\w\- ]", "", heading.group(1).strip().lower()).replace(" ", "-")
+            anchors.add(base if base not in seen else f"{base}-{seen[base]}")
+            seen[base] = seen.get(base, 0) + 1
+    return anchors
+
+
+def test_the_summary_opens_the_report_and_fits_one_screen(rendered: tuple[str, str]) -> None:
+    markdown, page = rendered
+    start, lines = _summary_lines(markdown)
+    headings = [line for line in markdown.splitlines() if line.startswith("## ")]
+    assert headings[0] == "## Summary"
+    assert len(lines) <= SUMMARY_MAX_LINES
+    assert start + len(lines) <= SCREEN_LINES, "the summary must end within the first screen"
+    assert [line.split("**")[1] for line in lines if line.startswith("**")] == [
+        "Functions failing",
+        "Slowdown across devices",
+        "Then vs now",
+        "Compiled really compiled",
+    ]
+    h2 = re.findall(r"<h2 id='([^']+)'>", page)
+    assert h2[0] == "summary"
+    assert page.index("<strong>Functions failing</strong>") < page.index("<h2 id='settings-measured'>")
+    assert "docs/METHOD.md" in markdown and "docs/METHOD.md" in page
+    assert "](../docs/METHOD.md)" in markdown
+    assert not re.search(r"(?<!docs/)METHOD\.md", markdown)
+
+
+def test_every_headline_links_to_its_section_in_markdown_and_html(rendered: tuple[str, str]) -> None:
+    markdown, page = rendered
+    _, lines = _summary_lines(markdown)
+    links = re.findall(r"\]\(#([^)]+)\)", "\n".join(lines))
+    assert len(links) == 4
+    assert "function-outcomes-per-framework-and-device-the-studys-table-1" in links
+    anchors = _github_anchors(markdown)
+    ids = set(re.findall(r"id='([^']+)'", page))
+    for link in links:
+        assert link in anchors, link
+        assert link in ids, link
+        assert f"<a href='#{link}'>" in page
+
+
+def test_heading_anchor_is_githubs() -> None:
+    assert heading_anchor("Then and now: the study (2023) vs newer runs") == (
+        "then-and-now-the-study-2023-vs-newer-runs"
+    )
+    assert heading_anchor("% failing (functions with a known outcome) per bucket") == (
+        "-failing-functions-with-a-known-outcome-per-bucket"
+    )
+
+
+def test_failing_shares_are_the_outcome_tables(
+    tables: dict[str, pd.DataFrame], rendered: tuple[str, str]
+) -> None:
+    shares = tables["outcome_shares"].set_index(list(KEYS))
+    summary = tables["summary_failing"]
+    assert len(summary) == 7  # the study's 3 primary models, ours in 2 modes, the local GPU and CPU
+    for row in summary.itertuples(index=False):
+        detail = shares.loc[tuple(getattr(row, k) for k in KEYS)]
+        assert row.n_known == detail["n_known"]
+        assert row.pct_failing == pytest.approx(
+            detail["pct_partial_failure"] + detail["pct_complete_failure"], abs=0.1
+        )
+    grid = _grid(rendered[0], "Functions failing")
+    assert grid.loc["torch", "mince2023 · T4 (gpu) · eager"] == "50.0% of 4 (1.12.0)"
+    assert grid.loc["torch", "mince2023 · TPU v3-8 · eager"] == "75.0% of 4 (1.12.0)"
+    assert grid.loc["torch", "portability · EPYC (cpu) · eager"] == "25.0% of 4 (2.13.0)"
+    assert grid.loc["torch", "local · Ryzen 9 (cpu) · eager"] == "50.0% of 2 (2.5.0)"
+    assert list(grid.columns)[:3] == [
+        "mince2023 · T4 (gpu) · eager",
+        "mince2023 · TPU v3-8 · eager",
+        "mince2023 · t4_vm CPU · eager",
+    ]
+
+
+def test_slowdowns_are_the_latency_tables(tables: dict[str, pd.DataFrame], rendered: tuple[str, str]) -> None:
+    shares, functions = tables["cross_device_shares"], tables["cross_device_functions"]
+    for model, reference, median, worst in (
+        ("TPU v3-8", "T4", 17.5, 25.0),
+        ("Ryzen 9", "RTX 4090", 3.0, 8.0),
+    ):
+        pair = (shares["device_model"] == model) & (shares["reference_device_model"] == reference)
+        assert shares.loc[pair, "median_ratio"].item() == pytest.approx(median)
+        of_pair = (functions["device_model"] == model) & (functions["reference_device_model"] == reference)
+        assert functions.loc[of_pair, "ratio"].max() == pytest.approx(worst)
+        summary = tables["summary_slowdown"]
+        row = summary[(summary["device_model"] == model) & (summary["reference_device_model"] == reference)]
+        assert (row["median_ratio"].item(), row["worst_ratio"].item()) == (
+            pytest.approx(median),
+            pytest.approx(worst),
+        )
+    grid = _grid(rendered[0], "Slowdown across devices")
+    assert grid.loc["torch", "mince2023 · TPU v3-8 / T4 (gpu) · eager"] == "17.5× · 25.0× (n=2)"
+    assert grid.loc["torch", "local · Ryzen 9 (cpu) / RTX 4090 (gpu) · eager"] == "3.00× · 8.00× (n=3)"
+    assert (
+        tables["summary_slowdown"].set_index("device_model").loc["TPU v3-8", "worst_function"] == "torch.f2"
+    )
+    assert "portability has no device pair yet (measured: cpu)" in rendered[0]
+
+
+def test_then_now_and_compiled_counts(tables: dict[str, pd.DataFrame], rendered: tuple[str, str]) -> None:
+    detail = tables["then_now_summary"].set_index("now_setting")
+    eager = "portability · torch 2.13.0 · EPYC (cpu) · eager"
+    summary = tables["summary_then_now"].set_index("now_setting")
+    for change in ("fixed", "broke", "still_failing", "still_works", "removed"):
+        assert summary.loc[eager, change] == detail.loc[eager, change]
+    assert (summary.loc[eager, "fixed"], summary.loc[eager, "broke"], summary.loc[eager, "still_works"]) == (
+        1,
+        1,
+        2,
+    )
+    moves = tables["then_now_latency_summary"].set_index("now_setting")
+    assert (
+        summary.loc[eager, "median_ratio_now_vs_then"] == moves.loc[eager, "median_ratio_now_vs_then"] == 0.5
+    )
+    grid = _grid(rendered[0], "Then vs now")
+    assert grid.loc["torch", "portability · EPYC (cpu) · eager"] == (
+        "1.12.0 on t4_vm CPU → 2.13.0: 1 fixed, 1 broke, 0 still failing, 2 still work; "
+        "latency now/then 0.500× (n=1)"
+    )
+    assert grid.loc["torch", "local · RTX 4090 (gpu) · eager"].startswith(
+        "1.12.0 on T4 (gpu) → 2.5.0: 2 fixed"
+    )
+    compiled = tables["summary_compiled"].set_index("mode")
+    executions = tables["executions"].set_index("mode")
+    for column in ("n_subtests", "compiled", "graph_breaks", "eager_fallback", "not_routed"):
+        assert compiled.loc["compiled", column] == executions.loc["compiled", column]
+    assert set(tables["superseded"]["run_id"]) == {"old"}  # its eager_fallback rows are not pooled
+    grid = _grid(rendered[0], "Compiled really compiled")
+    assert grid.loc["torch", "portability · EPYC (cpu) · compiled"] == (
+        "2.13.0: 3 of 5 (60.0%); 1 graph breaks, 1 not routed"
+    )
+
+
+def test_a_local_machine_stands_beside_the_study(tmp_path: Path) -> None:
+    with_local, without = tmp_path / "with", tmp_path / "without"
+    run_report(make_data(with_local / "data"), with_local / "out", with_local / "out" / "metrics.json")
+    run_report(make_data(without / "data", local=False), without / "out", without / "out" / "metrics.json")
+    markdown = (with_local / "out" / "report.md").read_text()
+    intro = markdown.split("## Summary")[0]
+    assert "local: your own machine, measured by `portability bench`" in intro
+    failing = _grid(markdown, "Functions failing")
+    assert {"mince2023 · T4 (gpu) · eager", "local · RTX 4090 (gpu) · eager"} <= set(failing.columns)
+    assert list(failing.columns).index("mince2023 · T4 (gpu) · eager") < list(failing.columns).index(
+        "local · RTX 4090 (gpu) · eager"
+    )
+    assert "local" in " ".join(_grid(markdown, "Then vs now").columns)
+    plain = (without / "out" / "report.md").read_text()
+    assert "local" not in "\n".join(_summary_lines(plain)[1])
+    assert "local" not in plain.split("## Summary")[0]
+
+
+def test_summary_of_an_empty_dataset_still_renders(tmp_path: Path) -> None:
+    out = tmp_path / "reports"
+    run_report(tmp_path / "empty", out, out / "metrics.json")
+    markdown = (out / "report.md").read_text()
+    _, lines = _summary_lines(markdown)
+    assert len(lines) <= SUMMARY_MAX_LINES
+    assert sum(line == "(no rows)" for line in lines) == 4
+
+
+def test_a_device_type_the_study_never_ran_is_named_so(data: Path, tmp_path: Path) -> None:
+    mps = ("local", "torch", "2.5.0", "mps", "Apple M2", "eager")
+    rows = [_outcome(mps, "torch.f1", "success"), _outcome(mps, "torch.f2", "complete_failure")]
+    write_table("outcomes", pd.DataFrame(rows), data / "outcomes" / "mps.parquet")
+    out = tmp_path / "reports"
+    run_report(data, out, out / "metrics.json")
+    markdown = (out / "report.md").read_text()
+    assert _grid(markdown, "Functions failing").loc["torch", "local · Apple M2 (mps) · eager"] == (
+        "50.0% of 2 (2.5.0)"
+    )
+    assert _grid(markdown, "Then vs now").loc["torch", "local · Apple M2 (mps) · eager"] == (
+        "no study run on this device type → 2.5.0: no study outcome on this device"
+    )
+    _, lines = _summary_lines(markdown)
+    assert len(lines) <= SUMMARY_MAX_LINES
