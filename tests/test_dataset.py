@@ -71,12 +71,6 @@ def test_unknown_config_is_refused(data_dir: Path) -> None:
         portability_data.load_dataset("resultz", data_dir=data_dir)
 
 
-def test_croissant_metadata_validates_with_mlcroissant(data_dir: Path, tmp_path: Path) -> None:
-    mlc = pytest.importorskip("mlcroissant")
-    dataset = mlc.Dataset(jsonld=data_dir / "croissant.json")
-    assert {record.name for record in dataset.metadata.record_sets} == set(TABLES)
-
-
 def test_repository_dataset_folder_loads(repo_root: Path, tmp_path: Path) -> None:
     data = repo_root / "data"
     if not (data / "README.md").exists():

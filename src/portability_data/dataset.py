@@ -181,7 +181,8 @@ def build_dataset(data_dir: Path, card_source: Path, dataset_params: dict[str, A
     atomic_write_bytes(checkout / ".huggingface.yaml", checkout_yaml(version, Path(data_dir)).encode())
     from portability_data.croissant import croissant_metadata
 
-    meta = croissant_metadata(Path(data_dir), version, dataset_params)
+    # The local variant: a Croissant client reads the checkout offline; publish writes the Hub one.
+    meta = croissant_metadata(Path(data_dir), version, dataset_params, variant="local")
     atomic_write_bytes(Path(data_dir) / "croissant.json", (json.dumps(meta, indent=2) + "\n").encode())
     return readme
 

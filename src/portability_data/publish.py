@@ -3,6 +3,8 @@
 Everything up to the upload is checked here and tested offline: every file of every config reads
 against its contract, README.md and croissant.json exist and name every config, and each DVC
 output in data/ has the hash dvc.lock recorded (so what is published is what the pipeline made).
+The folder's croissant.json reads the files beside it (a checkout, offline); the Hub copy gets
+the Hub variant instead, whose files are in the Hub repo at the release tag, in the same commit.
 """
 
 from __future__ import annotations
@@ -13,6 +15,9 @@ from pathlib import Path
 from typing import Any
 
 from portability_data.contracts import TABLES
+
+# Never uploaded: the runner's journal and hidden files (temp files of atomic writes, .gitignore).
+UPLOAD_IGNORE = [".journal/*", ".*", "**/.*"]
 
 
 class PublishError(RuntimeError):
@@ -53,6 +58,13 @@ def check_folder(data_dir: Path, lock_path: Path | None = None) -> list[str]:
         names = {r["name"] for r in meta.get("recordSet", [])}
         if names != set(TABLES):
             problems.append(f"croissant.json record sets {sorted(names)} != configs {sorted(TABLES)}")
+        from portability_data.croissant import is_local
+
+        if not is_local(meta):
+            problems.append(
+                f"{data_dir / 'croissant.json'} points at files outside the folder (built by older "
+                "code); run `portability dataset build`"
+            )
     if lock_path is not None:
         problems += _lock_mismatches(data_dir, Path(lock_path))
     return problems
@@ -82,6 +94,40 @@ def _lock_mismatches(data_dir: Path, lock_path: Path) -> list[str]:
     return problems
 
 
+def hub_croissant(data_dir: Path, repo_id: str, revision: str | None) -> bytes:
+    """The Hub variant of the folder's croissant.json: the same document, its files in `repo_id`
+    at tag `revision` (so a client given only the Hub URL can fetch them)."""
+    from portability_data.croissant import hub_variant
+
+    local = json.loads((Path(data_dir) / "croissant.json").read_text(encoding="utf-8"))
+    return (json.dumps(hub_variant(local, repo_id, revision), indent=2) + "\n").encode()
+
+
+def upload_operations(data_dir: Path, repo_id: str, revision: str | None) -> list[Any]:
+    """One commit's additions: every file of the folder (hidden ones and the journal left out),
+    with croissant.json replaced by its Hub variant, so that no revision of the Hub repo holds the
+    local variant, which would point a Hub client at files it does not have."""
+    from huggingface_hub import CommitOperationAdd
+    from huggingface_hub.utils import DEFAULT_IGNORE_PATTERNS, filter_repo_objects
+
+    data_dir = Path(data_dir)
+    files = {
+        path.relative_to(data_dir).as_posix(): path for path in sorted(data_dir.rglob("*")) if path.is_file()
+    }
+    kept = filter_repo_objects(list(files), ignore_patterns=UPLOAD_IGNORE + DEFAULT_IGNORE_PATTERNS)
+    operations = [
+        CommitOperationAdd(path_in_repo=name, path_or_fileobj=str(files[name]))
+        for name in kept
+        if name != "croissant.json"
+    ]
+    operations.append(
+        CommitOperationAdd(
+            path_in_repo="croissant.json", path_or_fileobj=hub_croissant(data_dir, repo_id, revision)
+        )
+    )
+    return operations
+
+
 def publish_folder(
     data_dir: Path,
     repo_id: str,
@@ -90,7 +136,8 @@ def publish_folder(
     lock_path: Path | None = Path("dvc.lock"),
     api: Any = None,
 ) -> Any:
-    """Upload the folder after checking it; without network, fail with a clear message."""
+    """Upload the folder after checking it, in one commit (tagged `revision`), croissant.json as
+    its Hub variant; without network, fail with a clear message."""
     problems = check_folder(data_dir, lock_path)
     if problems:
         raise PublishError("refusing to publish:\n" + "\n".join(f"  - {p}" for p in problems))
@@ -99,16 +146,16 @@ def publish_folder(
     from huggingface_hub import HfApi
     from huggingface_hub.errors import HfHubHTTPError, OfflineModeIsEnabled
 
+    operations = upload_operations(Path(data_dir), repo_id, revision)
     api = api or HfApi()
     try:
         api.create_repo(repo_id, repo_type="dataset", exist_ok=True)
-        result = api.upload_folder(
-            folder_path=str(data_dir),
+        result = api.create_commit(
             repo_id=repo_id,
             repo_type="dataset",
+            operations=operations,
             commit_message=f"portability dataset {revision or ''}".strip(),
             create_pr=create_pr,
-            ignore_patterns=[".journal/*", "**/.*"],
         )
         if revision:
             api.create_tag(repo_id, tag=revision, repo_type="dataset", exist_ok=True)
