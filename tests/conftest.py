@@ -252,6 +252,26 @@ def example_rows() -> dict[str, list[dict]]:
                 "evidence": None,
             }
         ],
+        "declared": [
+            {
+                "framework": "torch",
+                "framework_version": "2.13.0",
+                "function": "torch.argsort",
+                "unmapped_reason": None,
+                "origin": "mps_list",
+                "entry": "argsort",
+                "variant": None,
+                "device_type": "mps",
+                "dtype": "float16",
+                "declared": "expected_failure",
+                "aspect": "forward",
+                "test_class": None,
+                "test_name": None,
+                "active": True,
+                "reason": "ON_MPS_XFAILLIST: fails on MPS",
+                "source": "common_mps.py:739:mps_ops_modifier.ON_MPS_XFAILLIST['argsort']",
+            }
+        ],
     }
 
 

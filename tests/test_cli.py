@@ -9,6 +9,7 @@ import pytest
 
 COMMANDS = [
     ["enumerate"],
+    ["declared"],
     ["frequencies"],
     ["sample"],
     ["cases"],

@@ -601,6 +601,19 @@ def ratio_shares(pairs: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
     return table[columns]
 
 
+# A latency pair's setting: the measured device and the one it is compared with.
+PAIR_KEYS = [
+    "source",
+    "framework",
+    "framework_version",
+    "mode",
+    "device",
+    "device_model",
+    "reference_device",
+    "reference_device_model",
+]
+
+
 def summary_tables(
     outcomes: pd.DataFrame, latencies: pd.DataFrame, samples: pd.DataFrame | None = None
 ) -> dict[str, pd.DataFrame]:
@@ -633,16 +646,7 @@ def summary_tables(
         both = pd.concat([in_sample[is_top].assign(subset="top20"), in_sample.assign(subset="all")])
         tables["top20_vs_all"] = _shares(both, [*device_keys, "subset"])
 
-    pair_keys = [
-        "source",
-        "framework",
-        "framework_version",
-        "mode",
-        "device",
-        "device_model",
-        "reference_device",
-        "reference_device_model",
-    ]
+    pair_keys = PAIR_KEYS
     paired = latencies[latencies["reference_device"].notna()] if len(latencies) else latencies
     same_type = paired[paired["device"] == paired["reference_device"]] if len(paired) else paired
     generations = ratio_shares(same_type, pair_keys) if len(same_type) else pd.DataFrame()

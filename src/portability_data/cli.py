@@ -40,6 +40,16 @@ def cmd_enumerate(args: argparse.Namespace) -> None:
     run_enumerate(list(params["enumerate"]["frameworks"]), args.out)
 
 
+def cmd_declared(args: argparse.Namespace) -> None:
+    from portability_data.declared import DeclaredError, run_declared
+
+    try:
+        summary = run_declared(args.api, args.out)
+    except DeclaredError as exc:
+        raise SystemExit(f"error: {exc}") from None
+    print("\n".join([*summary.report(), f"-> {args.out}"]))
+
+
 def cmd_frequencies(args: argparse.Namespace) -> None:
     from portability_data.frequencies import run_frequencies
 
@@ -289,6 +299,25 @@ def build_parser() -> argparse.ArgumentParser:
         "--params", type=Path, default=Path("params.yaml"), help="parameters file (enumerate section)"
     )
     p.add_argument("--out", type=Path, default=Path("data/api/api.parquet"), help="api table to write")
+
+    p = add(
+        "declared",
+        cmd_declared,
+        "Read what the installed PyTorch wheel declares per function, device type and dtype "
+        "(OpInfo, ModuleInfo, OptimizerInfo, the MPS lists) into the declared table.",
+    )
+    p.add_argument(
+        "--api",
+        type=Path,
+        default=Path("data/api/api.parquet"),
+        help="api table of the installed torch, to map entries to public names (default: %(default)s)",
+    )
+    p.add_argument(
+        "--out",
+        type=Path,
+        default=Path("data/declared/declared.parquet"),
+        help="declared table to write (default: %(default)s)",
+    )
 
     p = add("frequencies", cmd_frequencies, "Count how often each API function is called in a corpus.")
     p.add_argument(

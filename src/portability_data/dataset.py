@@ -29,6 +29,7 @@ CONFIG_FILES: dict[str, str] = {
     "latencies": "latencies/*.parquet",
     "published": "published/*.parquet",
     "reproduction": "reproduction/*.parquet",
+    "declared": "declared/*.parquet",
 }
 DEFAULT_CONFIG = "results"
 HUB_REPO_ID = "portability-bench/portability"
@@ -107,6 +108,9 @@ TABLE_PURPOSE = {
     "latencies": "Per function x device (x reference device): the study's latency, median, spread, ratio.",
     "published": "The 2023 study's numbers as printed (source mince2023-published), one row per value.",
     "reproduction": "Every printed number of the study beside ours from its raw data: equal or not, and why.",
+    "declared": "What the framework's own test databases declare per function, device type and dtype: "
+    "supported dtypes, expected failures, skips, tolerances (PyTorch: OpInfo, ModuleInfo, OptimizerInfo, "
+    "the MPS lists).",
 }
 
 

@@ -28,7 +28,14 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from portability_data.aggregate import plain_frame, ratio_shares, summary_tables, supersede, to_markdown
+from portability_data.aggregate import (
+    PAIR_KEYS,
+    plain_frame,
+    ratio_shares,
+    summary_tables,
+    supersede,
+    to_markdown,
+)
 from portability_data.atomic import atomic_write_bytes
 from portability_data.tableio import read_table
 
@@ -699,16 +706,6 @@ SOURCE_MEANING = {
     "portability": "this project's runs",
     "local": "your own machine, measured by `portability bench`",
 }
-PAIR_KEYS = [
-    "source",
-    "framework",
-    "framework_version",
-    "mode",
-    "device",
-    "device_model",
-    "reference_device",
-    "reference_device_model",
-]
 
 
 @dataclass
@@ -1306,16 +1303,7 @@ def fig_latency_scatter(pairs: pd.DataFrame, title: str) -> bytes | None:
     if pairs.empty:
         return None
     plt = _plt()
-    keys = [
-        "source",
-        "framework",
-        "framework_version",
-        "mode",
-        "device",
-        "device_model",
-        "reference_device",
-        "reference_device_model",
-    ]
+    keys = PAIR_KEYS
     groups = sorted(
         pairs.groupby(keys),
         key=lambda kv: (
@@ -1842,16 +1830,7 @@ def build(inputs: Inputs) -> tuple[list[Section], dict[str, pd.DataFrame], dict[
     summary = summary_tables(outcomes, latencies, samples if len(samples) else None)
     cross = primary_pairs(latencies, primary, same_type=False)
     generations = primary_pairs(latencies, primary, same_type=True)
-    pair_keys = [
-        "source",
-        "framework",
-        "framework_version",
-        "mode",
-        "device",
-        "device_model",
-        "reference_device",
-        "reference_device_model",
-    ]
+    pair_keys = PAIR_KEYS
 
     def _matching(table: pd.DataFrame, pairs: pd.DataFrame) -> pd.DataFrame:
         if table.empty or pairs.empty:

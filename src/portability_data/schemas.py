@@ -268,6 +268,41 @@ class ReproductionTable(_Table):
         return (equal & frame["reason"].isna()) | (~equal & explained)
 
 
+class DeclaredTable(_Table):
+    """What a framework's own test databases declare per function, device type and dtype."""
+
+    framework: Str = pa.Field(isin=c.FRAMEWORKS)
+    framework_version: Str = pa.Field(str_length={"min_value": 1})
+    function: Str = pa.Field(str_matches=QUALIFIED_NAME, nullable=True)
+    unmapped_reason: Str = pa.Field(isin=c.UNMAPPED_REASONS, nullable=True)
+    origin: Str = pa.Field(isin=c.DECLARED_ORIGINS)
+    entry: Str = pa.Field(str_length={"min_value": 1})
+    variant: Str = pa.Field(str_length={"min_value": 1}, nullable=True)
+    device_type: Str = pa.Field(str_matches=r"^[a-z0-9_]+$", nullable=True)
+    dtype: Str = pa.Field(str_matches=r"^[a-z0-9_]+$", nullable=True)
+    declared: Str = pa.Field(isin=c.DECLARED_KINDS)
+    aspect: Str = pa.Field(isin=c.DECLARED_ASPECTS, nullable=True)
+    test_class: Str = pa.Field(nullable=True)
+    test_name: Str = pa.Field(nullable=True)
+    active: Bool = pa.Field(nullable=True)
+    reason: Str = pa.Field(nullable=True)
+    source: Str = pa.Field(str_length={"min_value": 1})
+
+    @pa.dataframe_check(error="function and unmapped_reason: exactly one of them is set")
+    def function_or_reason(cls, frame: pd.DataFrame) -> pd.Series:
+        return frame["function"].notna() != frame["unmapped_reason"].notna()
+
+    @pa.dataframe_check(error="a supported/unsupported dtype row names its device type and dtype")
+    def dtype_rows_are_specific(cls, frame: pd.DataFrame) -> pd.Series:
+        dtype_row = frame["declared"].isin(["supported_dtype", "unsupported_dtype"])
+        return ~dtype_row | (frame["device_type"].notna() & frame["dtype"].notna())
+
+    @pa.dataframe_check(error="the same declaration is recorded twice")
+    def unique_declarations(cls, frame: pd.DataFrame) -> pd.Series:
+        key = ["origin", "entry", "variant", "source", "device_type", "dtype", "declared", "aspect"]
+        return ~frame.duplicated(key, keep=False)
+
+
 MODELS: dict[str, type[_Table]] = {
     "api": ApiTable,
     "frequencies": FrequenciesTable,
@@ -279,6 +314,7 @@ MODELS: dict[str, type[_Table]] = {
     "latencies": LatenciesTable,
     "published": PublishedTable,
     "reproduction": ReproductionTable,
+    "declared": DeclaredTable,
 }
 
 
