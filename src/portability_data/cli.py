@@ -193,6 +193,32 @@ def cmd_bench(args: argparse.Namespace) -> None:
         raise SystemExit(f"FAILED: case files could not run in {', '.join(report.not_run)} (see above)")
 
 
+def cmd_submission_package(args: argparse.Namespace) -> None:
+    from portability_data.submission import SubmissionError, package
+
+    try:
+        system = package(args.root, args.run_ids, args.out)
+    except SubmissionError as exc:
+        raise SystemExit(f"error: {exc}") from None
+    for run in system["runs"]:
+        print(f"{run['run_id']}: {', '.join(f['path'] for f in run['files'])}")
+    print(f"-> {args.out} (with system.json); next: portability submission check {args.out}")
+
+
+def cmd_submission_check(args: argparse.Namespace) -> None:
+    from portability_data.submission import SubmissionError, check_submission
+
+    try:
+        report = check_submission(args.paths, args.root, args.base)
+    except SubmissionError as exc:
+        raise SystemExit(f"error: {exc}") from None
+    if report.problems:
+        print("\n".join(report.lines()), file=sys.stderr)
+        print(f"FAILED: {len(report.problems)} problem(s) above, one per line", file=sys.stderr)
+        raise SystemExit(1)
+    print("\n".join(report.summary()))
+
+
 def cmd_reference_import(args: argparse.Namespace) -> None:
     from portability_data.reference import import_reference
 
@@ -456,6 +482,43 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--frameworks", nargs="*", choices=FRAMEWORKS, help="only these frameworks (default: run.frameworks)"
+    )
+
+    submission_sub = group("submission", "Submit runs from your hardware by pull request, checked by CI.")
+    p = add(
+        "package",
+        cmd_submission_package,
+        "Copy runs' shards and runs rows into a submission folder with system.json (machine and code).",
+        submission_sub,
+    )
+    p.add_argument("run_ids", nargs="+", metavar="RUN_ID", help="runs to submit (`ls data/runs/*/`)")
+    p.add_argument("--out", type=Path, required=True, help="new or empty folder to write the submission to")
+    p.add_argument(
+        "--root",
+        type=Path,
+        default=Path("."),
+        help="checkout the runs were made in (default: current folder)",
+    )
+    p = add(
+        "check",
+        cmd_submission_check,
+        "Refuse a submission that breaks a rule, one line per problem (what CI runs on a pull request).",
+        submission_sub,
+    )
+    p.add_argument(
+        "paths", nargs="+", type=Path, help="shards and runs rows a pull request adds, or a submission folder"
+    )
+    p.add_argument(
+        "--base",
+        metavar="REV",
+        help="the pull request's target revision: also refuse changed or deleted shards, and judge run "
+        "ids new against data/ there (default: HEAD, no change check)",
+    )
+    p.add_argument(
+        "--root",
+        type=Path,
+        default=Path("."),
+        help="repository whose commits and data/ the submission is checked against (default: current folder)",
     )
 
     ref_sub = group("reference", "Import the 2023 study's raw data.")
