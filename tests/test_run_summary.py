@@ -184,3 +184,16 @@ def test_harness_errors_count_as_not_run_and_failures_as_data() -> None:
     ]
     assert summary.verdict().startswith("FAILED: 1 of 2 case file(s) could not run")
     assert RunSummary.of_rows("run-3", rows[:1]).verdict().startswith("OK: all 1 case(s) ran")
+
+
+def test_one_progress_serves_several_runs_and_counts_each_from_one() -> None:
+    """`portability bench` hands one progress object to every run it makes."""
+    stream = io.StringIO()
+    lines = LineProgress(stream)
+    for run_id, case_id in (("run-torch", "torch.a"), ("run-jax", "jax.b")):
+        lines.started(run_id, 1, 1)
+        lines.case_started({"case_id": case_id}, 0)
+        lines.row({"case_id": case_id, "test_id": "cases/x/test_x.py::test_a", "outcome": "passed"})
+        lines.case_finished({"case_id": case_id}, 0)
+    text = stream.getvalue()
+    assert "[1/1] torch.a" in text and "[1/1] jax.b" in text and "[2/1]" not in text

@@ -53,7 +53,7 @@ class LineProgress(RunProgress):
         self.problem: str | None = None
 
     def started(self, run_id: str, n_cases: int, repeats: int) -> None:
-        self.n_cases, self.repeats = n_cases, repeats
+        self.n_cases, self.repeats, self.position = n_cases, repeats, 0  # one object serves many runs
         self._say(f"run {run_id}: {n_cases} case file(s) x {repeats} repeat(s)")
 
     def case_started(self, case: dict[str, Any], repeat: int) -> None:
