@@ -58,3 +58,17 @@ def test_readme_test_command_is_what_ci_runs(repo_root: Path) -> None:
     first, second = blocks[1].split("```")[0].strip(), blocks[2].split("```")[0].strip()
     assert first.endswith("dvc repro")
     assert second in (repo_root / ".ci" / "run").read_text()
+
+
+def test_ci_fails_when_the_install_fails(repo_root: Path, tmp_path: Path) -> None:
+    """A failed install must not fall through to an exit 0 that ran no test."""
+    import subprocess
+
+    (tmp_path / ".ci").mkdir()
+    (tmp_path / ".ci" / "run").write_text((repo_root / ".ci" / "run").read_text())
+    (tmp_path / "pyproject.toml").write_text("[project\nthis is not TOML\n")
+    done = subprocess.run(
+        ["bash", ".ci/run"], cwd=tmp_path, capture_output=True, text=True, timeout=300, check=False
+    )
+    assert done.returncode != 0, done.stdout[-2000:] + done.stderr[-2000:]
+    assert "CI wall time" not in done.stdout
