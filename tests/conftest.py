@@ -289,3 +289,48 @@ def write_example_dataset(data_dir: Path) -> None:
     build_dataset(
         data_dir, REPO_ROOT / "DATASET_CARD.md", {"version": "0.1.0", "namespace": "portability-bench"}
     )
+
+
+# Settings (source, framework, version, device, device model, mode) and table rows for report tests.
+SETTING_KEYS = ("source", "framework", "framework_version", "device", "device_model", "mode")
+T4 = ("mince2023", "torch", "1.12.0", "gpu", "T4", "eager")
+V3 = ("mince2023", "torch", "1.12.0", "tpu", "TPU v3-8", "eager")
+STUDY_CPU = ("mince2023", "torch", "1.12.0", "cpu", "t4_vm CPU", "eager")
+
+
+def outcome_row(setting: tuple, function: str, outcome: str, category: str | None = None) -> dict:
+    """An outcomes row: 2 subtests (none when unavailable), passed and failed as the outcome says."""
+    passed = {"success": 2, "partial_failure": 1}.get(outcome, 0)
+    failed = {"complete_failure": 2, "partial_failure": 1}.get(outcome, 0)
+    return {
+        **dict(zip(SETTING_KEYS, setting)),
+        "function": function,
+        "outcome": outcome,
+        "n_subtests": 0 if outcome == "unavailable" else 2,
+        "n_passed": passed,
+        "n_failed": failed,
+        "n_skipped": 0,
+        "dominant_failure_category": category,
+    }
+
+
+def latency_row(
+    setting: tuple,
+    function: str,
+    ms: float,
+    reference: tuple | None = None,
+    reference_ms: float | None = None,
+) -> dict:
+    """A latencies row of one subtest; with a reference setting, the paired row and its ratio."""
+    return {
+        **dict(zip(SETTING_KEYS, setting)),
+        "function": function,
+        "n_subtests": 1,
+        "latency_ms": ms,
+        "median_ms": ms,
+        "spread": 0.0,
+        "reference_device": reference[3] if reference else None,
+        "reference_device_model": reference[4] if reference else None,
+        "reference_latency_ms": reference_ms,
+        "ratio": ms / reference_ms if reference_ms else None,
+    }

@@ -13,55 +13,17 @@ import pytest
 
 from portability_data.report import build, load_inputs, run_report
 from portability_data.tableio import write_table
+from tests.conftest import SETTING_KEYS as KEYS
+from tests.conftest import STUDY_CPU, T4, V3
+from tests.conftest import latency_row as _latency
+from tests.conftest import outcome_row as _outcome
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 STUDY_RESULTS = REPO_ROOT / "data" / "results" / "mince2023"
 
-T4 = ("mince2023", "torch", "1.12.0", "gpu", "T4", "eager")
 A100 = ("mince2023", "torch", "1.12.0", "gpu", "A100", "eager")
-V3 = ("mince2023", "torch", "1.12.0", "tpu", "TPU v3-8", "eager")
-STUDY_CPU = ("mince2023", "torch", "1.12.0", "cpu", "t4_vm CPU", "eager")
 OUR_CPU = ("portability", "torch", "2.13.0", "cpu", "EPYC", "eager")
 OUR_CPU_COMPILED = ("portability", "torch", "2.13.0", "cpu", "EPYC", "compiled")
-KEYS = ("source", "framework", "framework_version", "device", "device_model", "mode")
-
-
-def _outcome(setting: tuple, function: str, outcome: str, category: str | None = None) -> dict:
-    passed = {"success": 2, "partial_failure": 1}.get(outcome, 0)
-    failed = {"complete_failure": 2, "partial_failure": 1}.get(outcome, 0)
-    n = 0 if outcome == "unavailable" else 2
-    return {
-        **dict(zip(KEYS, setting)),
-        "function": function,
-        "outcome": outcome,
-        "n_subtests": n,
-        "n_passed": passed,
-        "n_failed": failed,
-        "n_skipped": 0,
-        "dominant_failure_category": category,
-    }
-
-
-def _latency(
-    setting: tuple,
-    function: str,
-    ms: float,
-    reference: tuple | None = None,
-    reference_ms: float | None = None,
-) -> dict:
-    named = dict(zip(KEYS, setting))
-    return {
-        **named,
-        "function": function,
-        "n_subtests": 1,
-        "latency_ms": ms,
-        "median_ms": ms,
-        "spread": 0.0,
-        "reference_device": reference[3] if reference else None,
-        "reference_device_model": reference[4] if reference else None,
-        "reference_latency_ms": reference_ms,
-        "ratio": ms / reference_ms if reference_ms else None,
-    }
 
 
 def _sample(function: str, bucket: str, order: int) -> dict:

@@ -14,12 +14,10 @@ import pytest
 
 from portability_data.report import SUMMARY_MAX_LINES, build, heading_anchor, load_inputs, run_report
 from portability_data.tableio import write_table
-from tests.conftest import example_rows
+from tests.conftest import SETTING_KEYS as KEYS
+from tests.conftest import STUDY_CPU, T4, V3, example_rows, outcome_row
+from tests.conftest import latency_row as _latency
 
-KEYS = ("source", "framework", "framework_version", "device", "device_model", "mode")
-T4 = ("mince2023", "torch", "1.12.0", "gpu", "T4", "eager")
-V3 = ("mince2023", "torch", "1.12.0", "tpu", "TPU v3-8", "eager")
-STUDY_CPU = ("mince2023", "torch", "1.12.0", "cpu", "t4_vm CPU", "eager")
 OURS = ("portability", "torch", "2.13.0", "cpu", "EPYC", "eager")
 OURS_COMPILED = ("portability", "torch", "2.13.0", "cpu", "EPYC", "compiled")
 LOCAL_GPU = ("local", "torch", "2.5.0", "gpu", "RTX 4090", "eager")
@@ -28,35 +26,8 @@ SCREEN_LINES = 40
 
 
 def _outcome(setting: tuple, function: str, outcome: str) -> dict:
-    passed = {"success": 2, "partial_failure": 1}.get(outcome, 0)
-    failed = {"complete_failure": 2, "partial_failure": 1}.get(outcome, 0)
-    return {
-        **dict(zip(KEYS, setting)),
-        "function": function,
-        "outcome": outcome,
-        "n_subtests": passed + failed,
-        "n_passed": passed,
-        "n_failed": failed,
-        "n_skipped": 0,
-        "dominant_failure_category": "type_failure" if failed else None,
-    }
-
-
-def _latency(
-    setting: tuple, function: str, ms: float, reference: tuple | None = None, ref_ms: float = 0
-) -> dict:
-    return {
-        **dict(zip(KEYS, setting)),
-        "function": function,
-        "n_subtests": 1,
-        "latency_ms": ms,
-        "median_ms": ms,
-        "spread": 0.0,
-        "reference_device": reference[3] if reference else None,
-        "reference_device_model": reference[4] if reference else None,
-        "reference_latency_ms": ref_ms if reference else None,
-        "ratio": ms / ref_ms if reference else None,
-    }
+    failing = outcome in ("partial_failure", "complete_failure")
+    return outcome_row(setting, function, outcome, "type_failure" if failing else None)
 
 
 def _paired(a: tuple, b: tuple, function: str, a_ms: float, b_ms: float) -> list[dict]:
