@@ -67,7 +67,7 @@ def test_a_changed_case_or_another_profile_is_measured_again(case_repo) -> None:
     bench(PARAMS, case_repo.root, "quick", ("jax",), say=lambda m: None)
     assert all(s.done_run_id for s in plan(PARAMS, case_repo.root, "quick", ("jax",), devices))
     full = plan(PARAMS, case_repo.root, "full", ("jax",), devices)
-    assert [(s.mode, s.done_run_id) for s in full] == [("eager", None), ("compiled", None)]
+    assert [(s.spec.mode, s.done_run_id) for s in full] == [("eager", None), ("compiled", None)]
     test_file = case_repo.root / "cases" / "jax" / "test_numpy_cos.py"
     test_file.write_text(test_file.read_text() + "\n# edited\n")
     assert [s.done_run_id for s in plan(PARAMS, case_repo.root, "quick", ("jax",), devices)] == [None]

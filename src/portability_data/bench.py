@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from portability_data.contracts import FRAMEWORKS
-from portability_data.run_stage import cases_digest, existing_runs
+from portability_data.run_stage import cases_digest, existing_runs, setting_spec
 from portability_data.runner import Paths, RunSpec, _cpu_model, harness_digest, run
 
 SOURCE = "local"
@@ -60,9 +60,7 @@ class BenchError(RuntimeError):
 class Setting:
     """One run the bench plans: framework x device x mode, and whether this host has it already."""
 
-    framework: str
-    device: str
-    mode: str
+    spec: RunSpec
     key: str
     done_run_id: str | None
 
@@ -114,26 +112,12 @@ def plan(
         digest = cases_digest(paths.repo_root, framework) + harness + host_key()
         for device in (devices or {}).get(framework, ["cpu"]):
             for mode in chosen["modes"]:
-                key = _spec(framework, device, mode, chosen, run_params).params_hash(digest)
+                spec = setting_spec(framework, device, mode, chosen["repeats"], run_params, SOURCE)
+                key = spec.params_hash(digest)
                 found = done.get(key)
                 complete = found is not None and found["status"] == "complete"
-                settings.append(Setting(framework, device, mode, key, found["run_id"] if complete else None))
+                settings.append(Setting(spec, key, found["run_id"] if complete else None))
     return settings
-
-
-def _spec(
-    framework: str, device: str, mode: str, profile: dict[str, Any], run_params: dict[str, Any]
-) -> RunSpec:
-    return RunSpec(
-        framework=framework,
-        device=device,
-        mode=mode,
-        repeats=int(profile["repeats"]),
-        timeout_s=float(run_params["timeout_s"]),
-        memory_mb=int(run_params["memory_mb"]),
-        cases=(),
-        source=SOURCE,
-    )
 
 
 @dataclass
@@ -168,17 +152,16 @@ def bench(
         devices[framework] = found
         say(f"{framework}: devices found: {', '.join(found)}")
     settings = plan(params, repo_root, profile, tuple(devices), devices)
-    chosen = profile_of(params["bench"], profile)
     report = BenchReport([], [], [])
     paths = Paths.under(repo_root)
     for setting in settings:
-        label = f"{setting.framework}/{setting.device}/{setting.mode}"
+        spec = setting.spec
+        label = f"{spec.framework}/{spec.device}/{spec.mode}"
         if setting.done_run_id:
             say(f"{label}: this machine has it already ({setting.done_run_id})")
             report.covering.append(setting.done_run_id)
             continue
-        say(f"{label}: running ({chosen['repeats']} repeat(s))")
-        spec = _spec(setting.framework, setting.device, setting.mode, chosen, params["run"])
+        say(f"{label}: running ({spec.repeats} repeat(s))")
         run_id = run(spec, paths, params_hash=setting.key, progress=progress)
         summary = RunSummary.of_shard(run_id, shard_path(paths, run_id, SOURCE))
         say("\n".join(summary.report()))

@@ -18,7 +18,7 @@ from typing import Any
 import pyarrow.parquet as pq
 
 from portability_data.atomic import atomic_write_bytes
-from portability_data.runner import Paths, RunSpec, harness_digest, run
+from portability_data.runner import SOURCE, Paths, RunSpec, harness_digest, run
 
 
 def cases_digest(repo_root: Path, framework: str) -> str:
@@ -46,6 +46,22 @@ def existing_runs(runs_dir: Path) -> dict[str, dict[str, Any]]:
     return found
 
 
+def setting_spec(
+    framework: str, device: str, mode: str, repeats: int, run_params: dict[str, Any], source: str = SOURCE
+) -> RunSpec:
+    """The run of one framework x device x mode under params.yaml's run limits (all active cases)."""
+    return RunSpec(
+        framework=framework,
+        device=device,
+        mode=mode,
+        repeats=int(repeats),
+        timeout_s=float(run_params["timeout_s"]),
+        memory_mb=int(run_params["memory_mb"]),
+        cases=(),
+        source=source,
+    )
+
+
 def run_stage(
     run_params: dict[str, Any], repo_root: Path, manifest: Path, only: tuple[str, ...] = ()
 ) -> list[str]:
@@ -61,15 +77,7 @@ def run_stage(
         digest = cases_digest(paths.repo_root, framework) + harness
         for device in run_params["devices"]:
             for mode in run_params["modes"]:
-                spec = RunSpec(
-                    framework=framework,
-                    device=device,
-                    mode=mode,
-                    repeats=run_params["repeats"],
-                    timeout_s=float(run_params["timeout_s"]),
-                    memory_mb=run_params["memory_mb"],
-                    cases=(),
-                )
+                spec = setting_spec(framework, device, mode, run_params["repeats"], run_params)
                 key = spec.params_hash(digest)
                 if key in done:
                     state = "up to date" if done[key]["status"] == "complete" else "partial, closed by hand"
