@@ -81,6 +81,7 @@ PUBLISHED_QUANTITIES = (
 )
 # relation: a rounded value (equals) or a printed bound ("at most 1%").
 PUBLISHED_RELATIONS = ("equals", "at_most")
+PUBLISHED_UNITS = ("ms", "ratio", "functions", "%")
 # Why a published value and ours differ (reproduction.reason), each backed by evidence in the data.
 REPRODUCTION_REASONS = (
     "rounded_before_dividing",

@@ -24,6 +24,8 @@ FloatList = Annotated[pd.ArrowDtype, pyarrow.list_(pyarrow.float64())]
 Timestamp = Annotated[pd.ArrowDtype, pyarrow.timestamp("us", tz="UTC")]
 Bool = Annotated[pd.ArrowDtype, pyarrow.bool_()]
 
+# A number as a table of the paper prints it (no unit, no thousands separator).
+PRINTED_NUMBER = r"^-?[0-9]+(\.[0-9]+)?$"
 # A qualified name: dotted identifiers only (no calls, spaces or code).
 QUALIFIED_NAME = r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$"
 IDENTIFIER = r"^[A-Za-z0-9_.:\-]+$"
@@ -227,10 +229,10 @@ class PublishedTable(_Table):
     printed_name: Str = pa.Field(nullable=True)
     quantity: Str = pa.Field(isin=c.PUBLISHED_QUANTITIES)
     relation: Str = pa.Field(isin=c.PUBLISHED_RELATIONS)
-    value_text: Str = pa.Field(str_matches=r"^-?[0-9]+(\.[0-9]+)?$")
+    value_text: Str = pa.Field(str_matches=PRINTED_NUMBER)
     value: Float
     decimals: Int = pa.Field(ge=0)
-    unit: Str = pa.Field(isin=("ms", "ratio", "functions", "%"))
+    unit: Str = pa.Field(isin=c.PUBLISHED_UNITS)
     context: Str = pa.Field(str_length={"min_value": 1})
 
 
@@ -250,8 +252,8 @@ class ReproductionTable(_Table):
     function: Str = pa.Field(str_matches=QUALIFIED_NAME, nullable=True)
     quantity: Str = pa.Field(isin=c.PUBLISHED_QUANTITIES)
     relation: Str = pa.Field(isin=c.PUBLISHED_RELATIONS)
-    unit: Str = pa.Field(isin=("ms", "ratio", "functions", "%"))
-    printed_text: Str = pa.Field(str_matches=r"^-?[0-9]+(\.[0-9]+)?$")
+    unit: Str = pa.Field(isin=c.PUBLISHED_UNITS)
+    printed_text: Str = pa.Field(str_matches=PRINTED_NUMBER)
     printed_value: Float
     decimals: Int = pa.Field(ge=0)
     ours: Float = pa.Field(nullable=True)
