@@ -36,15 +36,15 @@ sys.path.insert(0, str(REPO / "src"))
 
 import pandas as pd  # noqa: E402
 
-from portability_data import corpus, frequencies  # noqa: E402
+from portability_data.pipeline import corpus, frequencies  # noqa: E402
 
 
 def load_api(path: Path | None) -> pd.DataFrame:
     if path is not None and path.exists():
-        from portability_data.tableio import read_table
+        from portability_data.tables.tableio import read_table
 
         return read_table("api", path)
-    from portability_data.enumerate_api import enumerate_api
+    from portability_data.pipeline.enumerate_api import enumerate_api
 
     return pd.concat([enumerate_api(fw) for fw in ("torch", "tensorflow", "jax")], ignore_index=True)
 

@@ -279,8 +279,9 @@ def write_example_dataset(data_dir: Path) -> None:
     """A dataset folder with every table, laid out like data/, plus its README and croissant.json."""
     import pandas as pd
 
-    from portability_data.dataset import CONFIG_FILES, build_dataset
-    from portability_data.tableio import write_table
+    from portability_data.dataset.build import build_dataset
+    from portability_data.dataset.folder import CONFIG_FILES
+    from portability_data.tables.tableio import write_table
 
     for table, rows in example_rows().items():
         folder = CONFIG_FILES[table].split("/")[0]

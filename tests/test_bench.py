@@ -11,9 +11,9 @@ import pandas as pd
 import pyarrow.parquet as pq
 import pytest
 
-from portability_data.aggregate import aggregate
-from portability_data.bench import BenchError, bench, detect_devices, plan
-from portability_data.runner import Paths
+from portability_data.pipeline.aggregate import aggregate
+from portability_data.pipeline.bench import BenchError, bench, detect_devices, plan
+from portability_data.runner.supervisor import Paths
 from tests.conftest import REPO_ROOT, example_rows
 
 JAX_CASE = """

@@ -11,7 +11,7 @@ from types import ModuleType
 
 import pytest
 
-from portability_data.runner import RunSpec
+from portability_data.runner.supervisor import RunSpec
 
 BENCH = Path(__file__).resolve().parents[1] / "benchmarks" / "bench_runner.py"
 SPEC = RunSpec(framework="torch", device="cpu", mode="eager", repeats=1)

@@ -14,8 +14,8 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from portability_data.case_rows import load_rows, parse_row
-from portability_data.cases import authoring_problems
+from portability_data.pipeline.cases import authoring_problems
+from portability_data.runner.case_rows import load_rows, parse_row
 from tests.conftest import REPO_ROOT, CaseRepo
 
 API_NAMES = {

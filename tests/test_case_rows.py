@@ -8,8 +8,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from portability_data.case_rows import CaseRowError, load_rows, parse_row, slug_of
-from portability_data.cases import check_rows, compile_cases, scaffold
+from portability_data.pipeline.cases import check_rows, compile_cases, scaffold
+from portability_data.runner.case_rows import CaseRowError, load_rows, parse_row, slug_of
 
 GOOD = {
     "schema_version": "1",

@@ -20,8 +20,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from portability_data.contracts import TABLES
-from portability_data.croissant import (
+from portability_data.dataset.croissant import (
     CITATION,
     CONTEXT,
     CROISSANT_VERSION,
@@ -29,8 +28,9 @@ from portability_data.croissant import (
     hub_variant,
     is_local,
 )
-from portability_data.dataset import files_of
-from portability_data.tableio import write_table
+from portability_data.dataset.folder import files_of
+from portability_data.tables.contracts import TABLES
+from portability_data.tables.tableio import write_table
 from tests.conftest import REPO_ROOT, example_rows, write_example_dataset
 
 mlc = pytest.importorskip("mlcroissant")

@@ -10,9 +10,9 @@ import pandas as pd
 import pytest
 
 import portability_data
-from portability_data.contracts import TABLES
-from portability_data.dataset import features_of
-from portability_data.tableio import TableValidationError, write_table
+from portability_data.dataset.folder import features_of
+from portability_data.tables.contracts import TABLES
+from portability_data.tables.tableio import TableValidationError, write_table
 from tests.conftest import REPO_ROOT, example_rows, write_example_dataset
 
 
@@ -115,7 +115,7 @@ def test_local_revision_loads_the_tagged_release(data_dir: Path, tmp_path: Path)
 def test_a_rebuilt_card_is_seen_by_the_plain_loader(data_dir: Path, tmp_path: Path) -> None:
     """The card declares each config's rows, which `datasets` checks and keys its cache on: after
     the dataset stage rebuilds it, the plain loader serves the new shard, not its stale cache."""
-    from portability_data.dataset import build_dataset
+    from portability_data.dataset.build import build_dataset
 
     cache = str(tmp_path / "cache")
     assert datasets.load_dataset(str(data_dir), "results", split="train", cache_dir=cache).num_rows == 2
@@ -147,7 +147,7 @@ def test_the_checkout_loads_by_name_from_its_parent_directory(
 
 
 def test_the_repository_checkout_itself_is_a_dataset_repo(repo_root: Path, tmp_path: Path) -> None:
-    from portability_data.dataset import checkout_yaml
+    from portability_data.dataset.folder import checkout_yaml
 
     declared = repo_root / ".huggingface.yaml"
     if not declared.exists():
@@ -168,7 +168,7 @@ def test_a_release_is_found_by_the_version_the_data_records(tmp_path: Path) -> N
     """No tag in a clone: `revision="v0.1.0"` is the last commit whose params.yaml says 0.1.0."""
     import subprocess
 
-    from portability_data.dataset import resolve_revision
+    from portability_data.dataset.loader import resolve_revision
 
     def git(*args: str) -> str:
         done = subprocess.run(

@@ -13,8 +13,7 @@ import pandas as pd
 import pytest
 import torch
 
-from portability_data.contracts import DECLARED_KINDS, arrow_schema
-from portability_data.declared import (
+from portability_data.pipeline.declared import (
     DeclaredError,
     EntryRef,
     HarvestSummary,
@@ -24,7 +23,8 @@ from portability_data.declared import (
     public_torch_names,
     read_decorator,
 )
-from portability_data.tableio import TableValidationError, read_table, to_arrow, validate, write_table
+from portability_data.tables.contracts import DECLARED_KINDS, arrow_schema
+from portability_data.tables.tableio import TableValidationError, read_table, to_arrow, validate, write_table
 from tests.conftest import REPO_ROOT
 
 API_TABLE = REPO_ROOT / "data" / "api" / "api.parquet"

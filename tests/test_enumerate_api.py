@@ -9,7 +9,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from portability_data import enumerate_api as en
+from portability_data.pipeline import enumerate_api as en
 
 PACKAGE = {
     "__init__.py": """
@@ -149,7 +149,7 @@ def test_real_jax(tmp_path: Path) -> None:
     """One real framework end to end: JAX (a few seconds), written through the table layer."""
     pytest.importorskip("jax")
     en.run_enumerate(["jax"], tmp_path)
-    from portability_data.tableio import read_table
+    from portability_data.tables.tableio import read_table
 
     frame = read_table("api", tmp_path / "jax.parquet")
     rows = dict(zip(frame["qualified_name"], frame["kind"]))

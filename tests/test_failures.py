@@ -7,14 +7,14 @@ from pathlib import Path
 
 import pytest
 
-from portability_data import contracts
-from portability_data.failures import (
+from portability_data.runner.failures import (
     SECTIONS,
     RuleFileError,
     classify_failure_detail,
     load_rules,
     rules_for,
 )
+from portability_data.tables import contracts
 
 
 def _all_rules() -> list[tuple[str, object]]:

@@ -12,9 +12,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from portability_data import corpus as corpus_mod
-from portability_data import frequencies as freq
-from portability_data.corpus import Record
+from portability_data.pipeline import corpus as corpus_mod
+from portability_data.pipeline import frequencies as freq
+from portability_data.pipeline.corpus import Record
 
 # Corpus fixtures are stored as .py.txt: some are broken or Python 2 on purpose, and linters read .py.
 FIXTURES = Path(__file__).parent / "fixtures" / "corpus"
@@ -230,7 +230,7 @@ def test_bad_input_is_skipped_with_a_reason(tmp_path: Path, index: freq.ApiIndex
 
 
 def test_count_frequencies_table_serial_equals_parallel(api: pd.DataFrame, tmp_path: Path) -> None:
-    from portability_data.tableio import write_table
+    from portability_data.tables.tableio import write_table
 
     records = list(corpus_mod.path_records(fixture_dir(tmp_path)))
     stats = freq.CorpusStats()
@@ -328,7 +328,7 @@ def test_codeparrot_selection_on_a_local_parquet(tmp_path: Path) -> None:
 
 
 def test_run_frequencies_on_a_user_parquet(api: pd.DataFrame, tmp_path: Path) -> None:
-    from portability_data.tableio import read_table, write_table
+    from portability_data.tables.tableio import read_table, write_table
 
     data = tmp_path / "mine.parquet"
     _write_parquet(data, 30)

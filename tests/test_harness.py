@@ -9,7 +9,7 @@ import textwrap
 
 import pytest
 
-from portability_data.harness import DevicePlacementError, Timer, TorchBackend, subtest_execution
+from portability_data.runner.harness import DevicePlacementError, Timer, TorchBackend, subtest_execution
 
 
 def test_torch_output_on_another_device_is_caught() -> None:
@@ -49,7 +49,7 @@ def test_jax_array_on_another_device_is_caught() -> None:
     out = _run_isolated(
         """
         import jax, jax.numpy as jnp
-        from portability_data.harness import JaxBackend, Timer, DevicePlacementError
+        from portability_data.runner.harness import JaxBackend, Timer, DevicePlacementError
         timer = Timer(JaxBackend("cpu"), "eager", warmup=0)
         assert float(timer(jnp.sum, jnp.ones(3))) == 3.0
         other = jax.devices("cpu")[1]
@@ -69,7 +69,7 @@ def test_tensorflow_op_on_another_device_is_caught_and_soft_placement_is_off() -
         import tensorflow as tf
         cpu = tf.config.list_physical_devices("CPU")[0]
         tf.config.set_logical_device_configuration(cpu, [tf.config.LogicalDeviceConfiguration()] * 2)
-        from portability_data.harness import TensorFlowBackend, Timer, DevicePlacementError
+        from portability_data.runner.harness import TensorFlowBackend, Timer, DevicePlacementError
         backend = TensorFlowBackend("cpu")
         timer = Timer(backend, "eager", warmup=0)
         with backend.pinned("eager"):
@@ -99,7 +99,7 @@ def test_tensorflow_op_on_another_device_is_caught_and_soft_placement_is_off() -
 def test_wrong_device_fails_the_subtest_in_a_run(case_repo) -> None:
     import pyarrow.parquet as pq
 
-    from portability_data.runner import Paths, RunSpec, run
+    from portability_data.runner.supervisor import Paths, RunSpec, run
 
     case_repo.add(
         "torch",
@@ -245,7 +245,7 @@ def test_jax_jit_cannot_fall_back() -> None:
     out = _run_isolated(
         """
         import jax, jax.numpy as jnp
-        from portability_data.harness import JaxBackend, Timer
+        from portability_data.runner.harness import JaxBackend, Timer
         timer = Timer(JaxBackend("cpu"), "compiled", warmup=1)
         assert float(timer(jnp.sum, jnp.ones(3))) == 3.0
         def branchy(x):
@@ -267,7 +267,7 @@ def test_tensorflow_jit_compile_cannot_fall_back() -> None:
     out = _run_isolated(
         """
         import tensorflow as tf
-        from portability_data.harness import TensorFlowBackend, Timer
+        from portability_data.runner.harness import TensorFlowBackend, Timer
         timer = Timer(TensorFlowBackend("cpu"), "compiled", warmup=1)
         assert float(timer(tf.reduce_sum, tf.ones(3))) == 3.0
         try:
@@ -287,7 +287,7 @@ def test_execution_is_recorded_per_subtest_in_a_run(case_repo) -> None:
     """End to end: the shard says how each subtest ran, the label taken from the framework."""
     import pyarrow.parquet as pq
 
-    from portability_data.runner import Paths, RunSpec, run
+    from portability_data.runner.supervisor import Paths, RunSpec, run
 
     case_repo.add(
         "torch",

@@ -60,7 +60,7 @@ def test_second_repro_is_a_no_op(repo_copy: Path) -> None:
 
 
 def test_a_shard_from_another_machine_is_aggregated_without_rerunning(repo_copy: Path) -> None:
-    from portability_data.tableio import read_table, write_table
+    from portability_data.tables.tableio import read_table, write_table
 
     rows = example_rows()["results"]
     rows = [

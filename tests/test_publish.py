@@ -10,9 +10,9 @@ import pandas as pd
 import pytest
 import yaml
 
-from portability_data.croissant import hub_variant
-from portability_data.publish import PublishError, check_folder, publish_folder
-from portability_data.tableio import write_table
+from portability_data.dataset.croissant import hub_variant
+from portability_data.dataset.publish import PublishError, check_folder, publish_folder
+from portability_data.tables.tableio import write_table
 from tests.conftest import example_rows, write_example_dataset
 
 

@@ -13,9 +13,8 @@ from typing import Any
 import pandas as pd
 import pytest
 
-from portability_data.aggregate import aggregate
-from portability_data.failures import classify_failure
-from portability_data.reference import (
+from portability_data.pipeline.aggregate import aggregate
+from portability_data.pipeline.reference import (
     REPORT_COVERAGE,
     build_reference,
     find_run_sets,
@@ -23,7 +22,8 @@ from portability_data.reference import (
     qualified,
     strip_device_token,
 )
-from portability_data.tableio import read_table
+from portability_data.runner.failures import classify_failure
+from portability_data.tables.tableio import read_table
 
 REFERENCE_DIR = Path(__file__).resolve().parents[2] / "shared" / "reference" / "mince2023"
 

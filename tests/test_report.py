@@ -11,8 +11,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from portability_data.report import build, load_inputs, run_report
-from portability_data.tableio import write_table
+from portability_data.report.build import build, load_inputs, run_report
+from portability_data.tables.tableio import write_table
 from tests.conftest import SETTING_KEYS as KEYS
 from tests.conftest import STUDY_CPU, T4, V3
 from tests.conftest import latency_row as _latency
@@ -323,7 +323,7 @@ def test_stale_figures_are_removed_and_metric_keys_stay_put_across_versions(tmp_
     not STUDY_RESULTS.is_dir(), reason="the study's imported results (data/results) are absent"
 )
 def test_report_on_the_study_data(tmp_path: Path) -> None:
-    from portability_data.aggregate import run_aggregate
+    from portability_data.pipeline.aggregate import run_aggregate
 
     data = tmp_path / "data"
     run_aggregate(

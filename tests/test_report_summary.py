@@ -12,8 +12,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from portability_data.report import SUMMARY_MAX_LINES, build, heading_anchor, load_inputs, run_report
-from portability_data.tableio import write_table
+from portability_data.report.build import SUMMARY_MAX_LINES, build, heading_anchor, load_inputs, run_report
+from portability_data.tables.tableio import write_table
 from tests.conftest import SETTING_KEYS as KEYS
 from tests.conftest import STUDY_CPU, T4, V3, example_rows, outcome_row
 from tests.conftest import latency_row as _latency

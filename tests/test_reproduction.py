@@ -11,16 +11,16 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from portability_data.aggregate import aggregate
-from portability_data.published import PublishedImportError, build_published
-from portability_data.reproduction import (
+from portability_data.pipeline.aggregate import aggregate
+from portability_data.pipeline.published import PublishedImportError, build_published
+from portability_data.pipeline.reproduction import (
     equal_at_precision,
     equal_counts,
     reproduce,
     round_printed,
     study_data,
 )
-from portability_data.tableio import read_table
+from portability_data.tables.tableio import read_table
 from tests.conftest import REFERENCE_DIR, REPO_ROOT, example_rows
 
 DATA = REPO_ROOT / "data"
@@ -332,7 +332,7 @@ def test_reasons_come_from_the_rows(tmp_path: Path) -> None:
 
 
 def test_report_section_shows_the_counts_and_the_table8_functions() -> None:
-    from portability_data.report import reproduction_section
+    from portability_data.report.build import reproduction_section
 
     built = reproduction_section(DATA)
     assert built is not None

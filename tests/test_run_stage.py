@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from portability_data.run_stage import cases_digest, existing_runs
-from portability_data.tableio import write_table
+from portability_data.pipeline.run_stage import cases_digest, existing_runs
+from portability_data.tables.tableio import write_table
 from tests.conftest import example_rows
 
 

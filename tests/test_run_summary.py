@@ -14,9 +14,9 @@ from typing import Any
 import pyarrow.parquet as pq
 from tqdm import tqdm
 
-from portability_data.progress import BarProgress, LineProgress, RunProgress, terminal_progress
-from portability_data.run_summary import RunSummary
-from portability_data.runner import Paths, RunSpec, run, shard_path
+from portability_data.runner.progress import BarProgress, LineProgress, RunProgress, terminal_progress
+from portability_data.runner.run_summary import RunSummary
+from portability_data.runner.supervisor import Paths, RunSpec, run, shard_path
 from tests.conftest import REPO_ROOT, CaseRepo
 
 FINE = """

@@ -13,8 +13,8 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
-from portability_data import runner
-from portability_data.runner import Paths, RunError, RunSpec, run
+from portability_data.runner import supervisor as runner
+from portability_data.runner.supervisor import Paths, RunError, RunSpec, run
 
 FAULTS = """
 import ctypes, os, sys, time
@@ -264,8 +264,8 @@ def test_a_failure_that_passes_alone_is_order_dependent_and_a_real_one_confirmed
     passes there, so it is recorded as order-dependent and not counted against the function."""
     import pyarrow.parquet as pq
 
-    from portability_data.aggregate import aggregate
-    from portability_data.tableio import read_table
+    from portability_data.pipeline.aggregate import aggregate
+    from portability_data.tables.tableio import read_table
 
     case_repo.add(
         "torch",
@@ -313,7 +313,7 @@ def test_runs_row_describes_the_host_and_the_code_that_ran(case_repo) -> None:
 
     import pyarrow.parquet as pq
 
-    from portability_data.runner import case_digests, harness_digest
+    from portability_data.runner.supervisor import case_digests, harness_digest
 
     case_repo.add("torch", "tiny", "def test_ok():\n    assert True\n")
     paths = Paths.under(case_repo.root)
@@ -328,3 +328,20 @@ def test_runs_row_describes_the_host_and_the_code_that_ran(case_repo) -> None:
     # a changed case file changes its digest (so the older run is superseded)
     (case_repo.root / "cases" / "torch" / "test_tiny.py").write_text("def test_ok():\n    assert 1\n")
     assert case_digests(paths, ["torch.tiny"], "torch") != json.loads(row["case_digests"])
+
+
+def test_the_harness_digest_is_of_the_code_not_of_where_the_package_lives(repo_root: Path) -> None:
+    """The committed runs were made before the runner moved into runner/: the same harness bytes
+    at the old dotted path give the same digest, and any other changed byte gives another."""
+    from portability_data.runner.supervisor import HARNESS_FILES, harness_digest, harness_digest_of
+
+    here = repo_root / "src" / "portability_data" / "runner"
+    files = [(here / name).read_bytes() for name in HARNESS_FILES]
+    conftest = (repo_root / "cases" / "conftest.py").read_bytes()
+    assert harness_digest_of(files, conftest) == harness_digest(repo_root / "cases")
+    flat = [part.replace(b"portability_data.runner", b"portability_data") for part in files]
+    assert harness_digest_of(flat, conftest.replace(b"portability_data.runner", b"portability_data")) == (
+        harness_digest(repo_root / "cases")
+    )
+    changed = [files[0].replace(b"import pytest", b"import  pytest", 1), *files[1:]]
+    assert harness_digest_of(changed, conftest) != harness_digest(repo_root / "cases")

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from portability_data.sampling import decile_buckets, stratified_sample, study_sample
+from portability_data.pipeline.sampling import decile_buckets, stratified_sample, study_sample
 from tests.conftest import REFERENCE_DIR
 
 
@@ -126,7 +126,7 @@ def test_study_sample_from_the_reference_data() -> None:
 
 
 def test_committed_study_sample_matches_the_importer(repo_root: Path) -> None:
-    from portability_data.tableio import read_table
+    from portability_data.tables.tableio import read_table
 
     committed = read_table("samples", repo_root / "data" / "samples" / "mince2023.parquet")
     assert set(committed["sample_id"]) == {"mince2023"}

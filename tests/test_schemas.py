@@ -7,9 +7,9 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from portability_data import contracts
-from portability_data.dataset import tables_section
-from portability_data.schemas import MODELS, export_yaml
+from portability_data.dataset.folder import tables_section
+from portability_data.tables import contracts
+from portability_data.tables.schemas import MODELS, export_yaml
 
 
 @pytest.mark.parametrize("table", list(contracts.TABLES))
@@ -28,7 +28,7 @@ def test_exported_schema_is_up_to_date(table: str, repo_root: Path) -> None:
     exported = repo_root / "schemas" / f"{table}.yaml"
     assert exported.exists(), "run `portability schemas export`"
     assert exported.read_text() == export_yaml(table), (
-        f"{exported} is out of date with portability_data.schemas; run `portability schemas export`"
+        f"{exported} is out of date with portability_data.tables.schemas; run `portability schemas export`"
     )
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
-from portability_data.runner import Paths, RunSpec, run
+from portability_data.runner.supervisor import Paths, RunSpec, run
 
 SEEDS = {
     "torch": ("torch.argsort", "torch.addr"),

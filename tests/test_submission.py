@@ -21,14 +21,14 @@ import pyarrow.parquet as pq
 import pytest
 
 from portability_data.cli import main
-from portability_data.runner import HARNESS_FILES, Paths, RunSpec, _sha256, harness_digest, run
-from portability_data.submission import (
+from portability_data.dataset.submission import (
     CommitDigests,
     SubmissionError,
     check_submission,
     package,
     parquet_magic_problem,
 )
+from portability_data.runner.supervisor import HARNESS_FILES, Paths, RunSpec, _sha256, harness_digest, run
 from tests.conftest import REPO_ROOT, CaseRepo
 
 CASE = """
@@ -81,9 +81,9 @@ def made(tmp_path_factory: pytest.TempPathFactory) -> Made:
     cases.add("jax", "numpy_cos", CASE.format(name="cos", value=1.0), function="jax.numpy.cos")
     cases.add("jax", "numpy_sin", CASE.format(name="sin", value=0.0), function="jax.numpy.sin")
     for name in HARNESS_FILES:
-        target = root / "src" / "portability_data" / name
+        target = root / "src" / "portability_data" / "runner" / name
         target.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(REPO_ROOT / "src" / "portability_data" / name, target)
+        shutil.copyfile(REPO_ROOT / "src" / "portability_data" / "runner" / name, target)
     git(root, "init", "-q")
     git(root, "add", "cases", "src")
     git(root, "commit", "-q", "-m", "cases and harness")
@@ -443,7 +443,7 @@ def test_package_needs_no_pandas_and_check_says_what_it_needs(made: Made, tmp_pa
         "            raise ModuleNotFoundError(f'No module named {name!r}')\n"
         "sys.meta_path.insert(0, NotInstalled())\n"
         "from pathlib import Path\n"
-        "from portability_data.submission import SubmissionError, check_submission, package\n"
+        "from portability_data.dataset.submission import SubmissionError, check_submission, package\n"
         f"package(Path({str(made.root)!r}), [{made.run_id!r}], Path({str(tmp_path / 'bare')!r}))\n"
         "try:\n"
         f"    check_submission([Path({str(tmp_path / 'bare')!r})], Path({str(made.root)!r}))\n"

@@ -10,8 +10,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from portability_data import atomic, contracts
-from portability_data.tableio import (
+from portability_data.tables import atomic, contracts
+from portability_data.tables.tableio import (
     TableValidationError,
     empty_frame,
     read_shards,

@@ -12,7 +12,7 @@ __version__ = "0.1.0"
 
 
 def load_dataset(config: str = "results", revision: str | None = None, **kwargs: Any) -> Any:
-    """One table of the dataset as a `datasets.Dataset` (see portability_data.dataset.load_dataset)."""
-    from portability_data.dataset import load_dataset as load
+    """One table of the dataset as a `datasets.Dataset` (see portability_data.dataset.loader.load_dataset)."""
+    from portability_data.dataset.loader import load_dataset as load
 
     return load(config, revision, **kwargs)

@@ -11,14 +11,14 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from portability_data.contracts import DEVICES, FRAMEWORKS, MODES
+from portability_data.tables.contracts import DEVICES, FRAMEWORKS, MODES
 
 
 def load_params(path: Path) -> dict[str, Any]:
     """params.yaml as a dict; a missing or malformed file is a clear error."""
     import yaml
 
-    from portability_data.params import check_params
+    from portability_data.pipeline.params import check_params
 
     try:
         params = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
@@ -34,14 +34,14 @@ def _repo_root() -> Path:
 
 
 def cmd_enumerate(args: argparse.Namespace) -> None:
-    from portability_data.enumerate_api import run_enumerate
+    from portability_data.pipeline.enumerate_api import run_enumerate
 
     params = load_params(args.params)
     run_enumerate(list(params["enumerate"]["frameworks"]), args.out)
 
 
 def cmd_declared(args: argparse.Namespace) -> None:
-    from portability_data.declared import DeclaredError, run_declared
+    from portability_data.pipeline.declared import DeclaredError, run_declared
 
     try:
         summary = run_declared(args.api, args.out)
@@ -51,28 +51,28 @@ def cmd_declared(args: argparse.Namespace) -> None:
 
 
 def cmd_frequencies(args: argparse.Namespace) -> None:
-    from portability_data.frequencies import run_frequencies
+    from portability_data.pipeline.frequencies import run_frequencies
 
     params = load_params(args.params)
     run_frequencies(params["frequencies"], args.api, args.out)
 
 
 def cmd_sample(args: argparse.Namespace) -> None:
-    from portability_data.sampling import run_sample
+    from portability_data.pipeline.sampling import run_sample
 
     params = load_params(args.params)
     run_sample(params["sample"], args.frequencies, args.reference_samples, args.cases_dir, args.out)
 
 
 def cmd_cases(args: argparse.Namespace) -> None:
-    from portability_data.cases import compile_cases
+    from portability_data.pipeline.cases import compile_cases
 
     frame = compile_cases(_repo_root(), args.api, args.samples, args.out, collect=not args.no_collect)
     print(f"{len(frame)} case(s) -> {args.out}")
 
 
 def cmd_case_new(args: argparse.Namespace) -> None:
-    from portability_data.cases import CaseNameError, api_names, scaffold
+    from portability_data.pipeline.cases import CaseNameError, api_names, scaffold
 
     known = api_names(args.api)
     if known is None:
@@ -88,9 +88,9 @@ def cmd_case_new(args: argparse.Namespace) -> None:
 
 
 def cmd_case_check(args: argparse.Namespace) -> None:
-    from portability_data.case_rows import CaseRowError, load_rows
-    from portability_data.cases import check_rows
-    from portability_data.tableio import read_table
+    from portability_data.pipeline.cases import check_rows
+    from portability_data.runner.case_rows import CaseRowError, load_rows
+    from portability_data.tables.tableio import read_table
 
     root = _repo_root()
     try:
@@ -114,7 +114,7 @@ def cmd_case_check(args: argparse.Namespace) -> None:
         raise SystemExit(1) from None
     print(f"{len(rows)} case row(s) OK")
     if args.run:
-        from portability_data.cases import run_cases_once
+        from portability_data.pipeline.cases import run_cases_once
 
         broken, failed = run_cases_once(root, [r for r in rows if r["status"] == "active"])
         if broken:
@@ -132,9 +132,9 @@ def cmd_case_check(args: argparse.Namespace) -> None:
 
 
 def cmd_run(args: argparse.Namespace) -> None:
-    from portability_data.progress import terminal_progress
-    from portability_data.run_summary import RunSummary
-    from portability_data.runner import Paths, RunError, RunSpec, run, shard_path
+    from portability_data.runner.progress import terminal_progress
+    from portability_data.runner.run_summary import RunSummary
+    from portability_data.runner.supervisor import Paths, RunError, RunSpec, run, shard_path
 
     spec = RunSpec(
         framework=args.framework,
@@ -147,7 +147,7 @@ def cmd_run(args: argparse.Namespace) -> None:
     )
     try:
         if args.close:
-            from portability_data.runner import close_partial
+            from portability_data.runner.supervisor import close_partial
 
             print(close_partial(args.close, Paths.under(_repo_root())))
             return
@@ -165,14 +165,14 @@ def cmd_run(args: argparse.Namespace) -> None:
 
 
 def cmd_run_stage(args: argparse.Namespace) -> None:
-    from portability_data.run_stage import run_stage
+    from portability_data.pipeline.run_stage import run_stage
 
     run_stage(load_params(args.params)["run"], _repo_root(), args.out, tuple(args.frameworks or ()))
 
 
 def cmd_bench(args: argparse.Namespace) -> None:
-    from portability_data.bench import BenchError, bench
-    from portability_data.progress import terminal_progress
+    from portability_data.pipeline.bench import BenchError, bench
+    from portability_data.runner.progress import terminal_progress
 
     try:
         report = bench(
@@ -194,7 +194,7 @@ def cmd_bench(args: argparse.Namespace) -> None:
 
 
 def cmd_submission_package(args: argparse.Namespace) -> None:
-    from portability_data.submission import SubmissionError, package
+    from portability_data.dataset.submission import SubmissionError, package
 
     try:
         system = package(args.root, args.run_ids, args.out)
@@ -206,7 +206,7 @@ def cmd_submission_package(args: argparse.Namespace) -> None:
 
 
 def cmd_submission_check(args: argparse.Namespace) -> None:
-    from portability_data.submission import SubmissionError, check_submission
+    from portability_data.dataset.submission import SubmissionError, check_submission
 
     try:
         report = check_submission(args.paths, args.root, args.base)
@@ -220,14 +220,14 @@ def cmd_submission_check(args: argparse.Namespace) -> None:
 
 
 def cmd_reference_import(args: argparse.Namespace) -> None:
-    from portability_data.reference import import_reference
+    from portability_data.pipeline.reference import import_reference
 
     written = import_reference(Path(args.dir), args.out, args.runs_out)
     print(f"{len(written)} shard(s) written")
 
 
 def cmd_published_import(args: argparse.Namespace) -> None:
-    from portability_data.published import PublishedImportError, import_published
+    from portability_data.pipeline.published import PublishedImportError, import_published
 
     try:
         written = import_published(Path(args.path), args.out)
@@ -237,8 +237,8 @@ def cmd_published_import(args: argparse.Namespace) -> None:
 
 
 def cmd_reproduce(args: argparse.Namespace) -> None:
-    from portability_data.reproduction import equal_counts, run_reproduce
-    from portability_data.tableio import read_table
+    from portability_data.pipeline.reproduction import equal_counts, run_reproduce
+    from portability_data.tables.tableio import read_table
 
     written = run_reproduce(
         args.published, args.outcomes, args.latencies, args.results, args.samples, args.out
@@ -248,7 +248,7 @@ def cmd_reproduce(args: argparse.Namespace) -> None:
 
 
 def cmd_aggregate(args: argparse.Namespace) -> None:
-    from portability_data.aggregate import run_aggregate
+    from portability_data.pipeline.aggregate import run_aggregate
 
     run_aggregate(
         args.results,
@@ -261,13 +261,13 @@ def cmd_aggregate(args: argparse.Namespace) -> None:
 
 
 def cmd_report(args: argparse.Namespace) -> None:
-    from portability_data.report import run_report
+    from portability_data.report.build import run_report
 
     run_report(Path("data"), args.out, args.metrics)
 
 
 def cmd_dataset_build(args: argparse.Namespace) -> None:
-    from portability_data.dataset import build_dataset
+    from portability_data.dataset.build import build_dataset
 
     params = load_params(args.params)
     build_dataset(Path("data"), Path("DATASET_CARD.md"), params["dataset"])
@@ -275,14 +275,14 @@ def cmd_dataset_build(args: argparse.Namespace) -> None:
 
 
 def cmd_dataset_card(args: argparse.Namespace) -> None:
-    from portability_data.dataset import sync_card
+    from portability_data.dataset.folder import sync_card
 
     changed = sync_card(Path("DATASET_CARD.md"))
     print("DATASET_CARD.md " + ("updated" if changed else "already up to date"))
 
 
 def cmd_dataset_publish(args: argparse.Namespace) -> None:
-    from portability_data.publish import PublishError, publish_folder
+    from portability_data.dataset.publish import PublishError, publish_folder
 
     try:
         publish_folder(Path("data"), args.repo_id, revision=args.revision, create_pr=args.create_pr)
@@ -292,7 +292,7 @@ def cmd_dataset_publish(args: argparse.Namespace) -> None:
 
 
 def cmd_schemas_export(args: argparse.Namespace) -> None:
-    from portability_data.schemas import export_all
+    from portability_data.tables.schemas import export_all
 
     for path in export_all(args.out):
         print(path)
@@ -683,7 +683,7 @@ def _stamp_dataset_version(params_path: Path) -> None:
     """Every table this command writes carries the dataset version of params.yaml in its metadata."""
     import yaml
 
-    from portability_data import atomic
+    from portability_data.tables import atomic
 
     try:
         params = yaml.safe_load(Path(params_path).read_text(encoding="utf-8"))

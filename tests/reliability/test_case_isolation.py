@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 
-from portability_data.runner import Paths, RunSpec, run
+from portability_data.runner.supervisor import Paths, RunSpec, run
 
 NASTY = """
 import os, subprocess, sys, time

@@ -11,8 +11,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from portability_data import contracts
-from portability_data.tableio import read_table, write_table
+from portability_data.tables import contracts
+from portability_data.tables.tableio import read_table, write_table
 from tests.conftest import example_rows
 
 

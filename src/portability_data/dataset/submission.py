@@ -33,13 +33,15 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from portability_data.atomic import atomic_write_bytes
-from portability_data.contracts import DEVICES, FRAMEWORKS
-from portability_data.runner import HARNESS_FILES, _sha256
+from portability_data.runner.supervisor import HARNESS_FILES, _sha256, harness_digest_of
+from portability_data.tables.atomic import atomic_write_bytes
+from portability_data.tables.contracts import DEVICES, FRAMEWORKS
 
 MAGIC = b"PAR1"  # a Parquet file starts and ends with it; anything else is refused unread
 TABLE_FOLDERS = ("results", "runs")  # <submission>/<table>/<source>/<run_id>.parquet, as under data/
-PACKAGE_DIR = "src/portability_data"  # where runner.HARNESS_FILES live in the repository
+# Where the HARNESS_FILES live in the repository: runner/ since the layered layout, the package
+# root before it (a submission may match a commit of either).
+HARNESS_DIRS = ("src/portability_data/runner", "src/portability_data")
 CASES_DIR = "cases"
 MAX_COMMITS = 500  # newest commits of `git rev-list --all` whose digests a submission may match
 SYSTEM_FILE = "system.json"
@@ -306,19 +308,21 @@ class CommitDigests:
                 self._case_sets[cases[0]] = self._case_digests(case_entries)
             for key in self._case_sets[cases[0]]:
                 self.cases.setdefault(key, commit)
-        package = self._read(f"{commit}:{PACKAGE_DIR}")
-        if package is None:
-            return
-        entries = parse_tree(package[1])
-        ids = [entries[name][1] for name in HARNESS_FILES if name in entries]
+        ids: list[str] = []
+        for folder in HARNESS_DIRS:
+            package = self._read(f"{commit}:{folder}")
+            entries = parse_tree(package[1]) if package is not None else {}
+            ids = [entries[name][1] for name in HARNESS_FILES if name in entries]
+            if len(ids) == len(HARNESS_FILES):
+                break
         if len(ids) != len(HARNESS_FILES):
             return
         conftest = case_entries.get("conftest.py", ("", ""))[1]
         key = (*ids, conftest)
         if key not in self._harness_of:
-            parts = [self._object(object_id) for object_id in ids]
-            parts.append(self._object(conftest) if conftest else b"")  # as harness_digest: b"" if absent
-            self._harness_of[key] = _sha256(*parts)
+            files = [self._object(object_id) for object_id in ids]
+            # as harness_digest: b"" if the conftest is absent
+            self._harness_of[key] = harness_digest_of(files, self._object(conftest) if conftest else b"")
         self.harness.setdefault(self._harness_of[key], commit)
 
     def _case_digests(self, case_entries: dict[str, tuple[str, str]]) -> list[tuple[str, str]]:
@@ -490,7 +494,7 @@ def _read(item: Submitted, report: CheckReport) -> None:
     """Magic bytes first, then the contract (schema: tableio.read_file; values: the pandera model)."""
     import pandas as pd
 
-    from portability_data.tableio import TableValidationError, read_file, validate
+    from portability_data.tables.tableio import TableValidationError, read_file, validate
 
     why = parquet_magic_problem(item.path)
     if why:

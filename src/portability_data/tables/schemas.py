@@ -14,7 +14,7 @@ import pandas as pd
 import pandera.pandas as pa
 import pyarrow
 
-from portability_data import contracts as c
+from portability_data.tables import contracts as c
 
 Str = Annotated[pd.ArrowDtype, pyarrow.string()]
 Int = Annotated[pd.ArrowDtype, pyarrow.int64()]
@@ -333,7 +333,7 @@ def export_yaml(table: str) -> str:
 
     model = model_for(table)
     header = (
-        f"# Generated from portability_data.schemas.{model.__name__} by `portability schemas export`;"
+        f"# Generated from portability_data.tables.schemas.{model.__name__} by `portability schemas export`;"
         " do not edit.\n"
     )
     schema = model.to_schema()
@@ -346,7 +346,7 @@ def export_yaml(table: str) -> str:
 
 def export_all(folder: Path) -> list[Path]:
     """Write schemas/<table>.yaml for every table; returns the files written."""
-    from portability_data.tableio import atomic_write_bytes
+    from portability_data.tables.atomic import atomic_write_bytes
 
     folder.mkdir(parents=True, exist_ok=True)
     written = []

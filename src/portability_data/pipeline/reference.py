@@ -79,7 +79,7 @@ from typing import Any
 
 import pandas as pd
 
-from portability_data.failures import classify_failure
+from portability_data.runner.failures import classify_failure
 
 log = logging.getLogger(__name__)
 
@@ -421,7 +421,7 @@ def import_reference(reference_dir: Path, out_dir: Path, runs_out: Path | None =
     """Write one results shard per run set to out_dir/<run_id>.parquet and its runs row to
     runs_out/<run_id>.parquet (default: <out_dir>/../../runs/<out_dir name>, i.e. data/runs/mince2023
     for data/results/mince2023). Returns the shard paths, sorted."""
-    from portability_data.tableio import write_table
+    from portability_data.tables.tableio import write_table
 
     out_dir = Path(out_dir)
     runs_out = Path(runs_out) if runs_out is not None else out_dir.parent.parent / "runs" / out_dir.name

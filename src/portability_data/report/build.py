@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from portability_data.aggregate import (
+from portability_data.pipeline.aggregate import (
     PAIR_KEYS,
     plain_frame,
     ratio_shares,
@@ -36,8 +36,8 @@ from portability_data.aggregate import (
     supersede,
     to_markdown,
 )
-from portability_data.atomic import atomic_write_bytes
-from portability_data.tableio import read_table
+from portability_data.tables.atomic import atomic_write_bytes
+from portability_data.tables.tableio import read_table
 
 STUDY = "mince2023"
 OUTCOME_ORDER = ["success", "partial_failure", "complete_failure", "unknown", "unavailable"]
@@ -1976,7 +1976,7 @@ def _sections(tables: dict[str, pd.DataFrame], scatter_names: list[str]) -> list
             "count only subtests that really compiled; the rest are counted in the outcomes table's "
             "n_not_compiled. A failing subtest is re-run alone in a fresh worker before it counts; one "
             "that passes there is order-dependent (counted as passed). pct_unclassified: failing rows "
-            "no rule of the rule table (src/portability_data/rules/failures.yaml) classified. "
+            "no rule of the rule table (src/portability_data/runner/rules/failures.yaml) classified. "
             "Superseded runs (made by an older harness or older case files) stay in the dataset but are "
             "not pooled.",
             [("Execution per setting", cols("executions")), ("Superseded runs", cols("superseded"))],
@@ -2076,7 +2076,7 @@ def _sections(tables: dict[str, pd.DataFrame], scatter_names: list[str]) -> list
 
 def reproduction_section(data_dir: Path) -> tuple[Section, dict[str, Any]] | None:
     """The study's published numbers beside ours (computed in reproduction.py; None if not built)."""
-    from portability_data.reproduction import report_parts
+    from portability_data.pipeline.reproduction import report_parts
 
     parts = report_parts(data_dir)
     if parts is None:

@@ -19,6 +19,7 @@ import hashlib
 import json
 import os
 import platform
+import re
 import secrets
 import select
 import signal
@@ -33,10 +34,10 @@ from typing import Any
 
 import pyarrow as pa
 
-from portability_data import contracts
-from portability_data.atomic import atomic_write_arrow
-from portability_data.case_rows import load_rows
-from portability_data.progress import RunProgress
+from portability_data.runner.case_rows import load_rows
+from portability_data.runner.progress import RunProgress
+from portability_data.tables import contracts
+from portability_data.tables.atomic import atomic_write_arrow
 
 SOURCE = "portability"
 # Environment a case worker may see; everything else (tokens, cloud credentials) is scrubbed.
@@ -231,7 +232,7 @@ class Worker:
         env = worker_environment(spec, paths, scratch, write_fd)
         self.log = open(log_path, "ab")  # noqa: SIM115 (lives as long as the worker)
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "portability_data.worker"],
+            [sys.executable, "-m", "portability_data.runner.worker"],
             stdin=subprocess.PIPE,
             stdout=self.log,
             stderr=subprocess.STDOUT,
@@ -356,7 +357,7 @@ def worker_environment(spec: RunSpec, paths: Paths, scratch: Path, events_fd: in
         if (key in ENV_ALLOWED or key.startswith(ENV_ALLOWED_PREFIXES))
         and not any(word in key.upper() for word in ENV_DENIED_WORDS)
     }
-    package_root = str(Path(__file__).resolve().parent.parent)
+    package_root = str(Path(__file__).resolve().parents[2])  # src/, the folder holding portability_data
     env.update(
         {
             "HOME": str(scratch),
@@ -686,7 +687,7 @@ def subtest_name(test_id: str) -> str:
 
 def build_row(state: RunState, case: dict[str, Any], repeat: int, event: dict[str, Any]) -> dict[str, Any]:
     """One results row from a worker event, with its failure classified by the rule table."""
-    from portability_data.failures import classify_failure_detail
+    from portability_data.runner.failures import classify_failure_detail
 
     outcome = event["outcome"]
     category = rule = subcategory = None
@@ -814,7 +815,7 @@ def finish(state: RunState, paths: Paths, status: str = "complete") -> str:
 
 
 def _cpu_model() -> str:
-    from portability_data.harness import _cpu_model as model
+    from portability_data.runner.harness import _cpu_model as model
 
     return model()
 
@@ -852,6 +853,10 @@ def host_facts() -> dict[str, Any]:
 
 
 HARNESS_FILES = ("harness.py", "worker.py")  # the code that decides how a case runs and is timed
+# The runner package's own dotted path, as the harness files name it. It is written as the package
+# root before hashing, so the digest is of the code, not of where the package lives: the move of
+# the flat modules into runner/ (issue 17) is not a harness change, and every other byte is.
+RUNNER_PACKAGE = re.compile(rb"\bportability_data\.runner\b")
 
 
 def _sha256(*parts: bytes) -> str:
@@ -861,13 +866,24 @@ def _sha256(*parts: bytes) -> str:
     return digest.hexdigest()
 
 
+def relocatable(source: bytes) -> bytes:
+    """A harness file as hashed: its bytes with the runner package's dotted path made neutral."""
+    return RUNNER_PACKAGE.sub(b"portability_data", source)
+
+
+def harness_digest_of(harness_files: list[bytes], conftest: bytes) -> str:
+    """The harness digest of the HARNESS_FILES' bytes (in that order) and the cases' conftest."""
+    return _sha256(*(relocatable(part) for part in [*harness_files, conftest]))
+
+
 def harness_digest(cases_dir: Path) -> str:
     """sha256 over the harness and worker code and the cases' conftest (which loads the harness)."""
     here = Path(__file__).resolve().parent
-    parts = [(here / name).read_bytes() for name in HARNESS_FILES]
     conftest = cases_dir / "conftest.py"
-    parts.append(conftest.read_bytes() if conftest.exists() else b"")
-    return _sha256(*parts)
+    return harness_digest_of(
+        [(here / name).read_bytes() for name in HARNESS_FILES],
+        conftest.read_bytes() if conftest.exists() else b"",
+    )
 
 
 def case_digests(paths: Paths, case_ids: Any, framework: str) -> dict[str, str]:

@@ -17,8 +17,8 @@ from typing import Any, Literal
 
 import pyarrow as pa
 
-from portability_data.contracts import TABLES, arrow_schema
-from portability_data.dataset import CONFIG_FILES, HUB_REPO_ID, TABLE_PURPOSE, files_of
+from portability_data.dataset.folder import CONFIG_FILES, HUB_REPO_ID, TABLE_PURPOSE, files_of
+from portability_data.tables.contracts import TABLES, arrow_schema
 
 CROISSANT_VERSION = "http://mlcommons.org/croissant/1.0"
 # The standard JSON-LD @context of Croissant 1.0, as mlcroissant 1.1 defines it

@@ -28,8 +28,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from portability_data.contracts import FRAMEWORKS, canonical_name
-from portability_data.tableio import empty_frame, read_table, write_table
+from portability_data.tables.contracts import FRAMEWORKS, canonical_name
+from portability_data.tables.tableio import empty_frame, read_table, write_table
 
 TOP = "top20"
 

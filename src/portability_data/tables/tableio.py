@@ -17,8 +17,8 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from portability_data.atomic import atomic_write_arrow, atomic_write_bytes
-from portability_data.contracts import ADDED_SINCE, SCHEMA_VERSION, arrow_schema
+from portability_data.tables.atomic import atomic_write_arrow, atomic_write_bytes
+from portability_data.tables.contracts import ADDED_SINCE, SCHEMA_VERSION, arrow_schema
 
 __all__ = ["atomic_write_arrow", "atomic_write_bytes"]
 
@@ -145,7 +145,7 @@ def validate(table: str, frame: pd.DataFrame, source: str = "<memory>") -> pd.Da
     """Validate values with the pandera model; raise one error listing every failure."""
     import pandera.errors
 
-    from portability_data.schemas import model_for
+    from portability_data.tables.schemas import model_for
 
     try:
         return model_for(table).validate(frame, lazy=True)

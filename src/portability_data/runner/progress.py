@@ -12,7 +12,7 @@ import sys
 import time
 from typing import Any, TextIO
 
-from portability_data.run_summary import CaseCounts, cannot_run, why_not_run
+from portability_data.runner.run_summary import CaseCounts, cannot_run, why_not_run
 
 BAR_REFRESH_S = 0.5  # the bar's counts are redrawn at most this often while rows stream in
 

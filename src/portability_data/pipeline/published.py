@@ -30,7 +30,7 @@ from typing import Any
 
 import pandas as pd
 
-from portability_data.contracts import FRAMEWORKS
+from portability_data.tables.contracts import FRAMEWORKS
 
 SOURCE = "mince2023-published"
 FILE_NAME = "published_tables.json"
@@ -398,7 +398,7 @@ def build_published(path: Path) -> pd.DataFrame:
 
 def import_published(path: Path, out: Path) -> Path:
     """The `published import` command: read, validate and write the table (atomically)."""
-    from portability_data.tableio import write_table
+    from portability_data.tables.tableio import write_table
 
     frame = build_published(Path(path))
     _, data = load_json(Path(path))

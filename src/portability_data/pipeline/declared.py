@@ -45,7 +45,7 @@ from typing import Any
 
 import pandas as pd
 
-from portability_data.contracts import arrow_schema
+from portability_data.tables.contracts import arrow_schema
 
 log = logging.getLogger(__name__)
 
@@ -736,7 +736,7 @@ def harvest_declared(api: pd.DataFrame) -> tuple[pd.DataFrame, HarvestSummary]:
     from torch.testing._internal.common_modules import module_db
     from torch.testing._internal.common_optimizers import optim_db
 
-    from portability_data.tableio import to_arrow, validate
+    from portability_data.tables.tableio import to_arrow, validate
 
     version = str(torch.__version__)
     public = public_torch_names(api, version)
@@ -776,7 +776,7 @@ def summarize(frame: pd.DataFrame) -> HarvestSummary:
 
 def run_declared(api_path: Path, out: Path) -> HarvestSummary:
     """Pipeline step `declared`: harvest the installed torch and write the table atomically."""
-    from portability_data.tableio import read_table, write_table
+    from portability_data.tables.tableio import read_table, write_table
 
     api_path = Path(api_path)
     if not api_path.exists():

@@ -14,7 +14,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from portability_data.contracts import TABLES
+from portability_data.tables.contracts import TABLES
 
 # Never uploaded: the runner's journal and hidden files (temp files of atomic writes, .gitignore).
 UPLOAD_IGNORE = [".journal/*", ".*", "**/.*"]
@@ -34,8 +34,8 @@ def _md5(path: Path) -> str:
 
 def check_folder(data_dir: Path, lock_path: Path | None = None) -> list[str]:
     """Every reason the folder cannot be published (empty when it can)."""
-    from portability_data.dataset import files_of
-    from portability_data.tableio import TableValidationError, read_file
+    from portability_data.dataset.folder import files_of
+    from portability_data.tables.tableio import TableValidationError, read_file
 
     problems = []
     data_dir = Path(data_dir)
@@ -58,7 +58,7 @@ def check_folder(data_dir: Path, lock_path: Path | None = None) -> list[str]:
         names = {r["name"] for r in meta.get("recordSet", [])}
         if names != set(TABLES):
             problems.append(f"croissant.json record sets {sorted(names)} != configs {sorted(TABLES)}")
-        from portability_data.croissant import is_local
+        from portability_data.dataset.croissant import is_local
 
         if not is_local(meta):
             problems.append(
@@ -97,7 +97,7 @@ def _lock_mismatches(data_dir: Path, lock_path: Path) -> list[str]:
 def hub_croissant(data_dir: Path, repo_id: str, revision: str | None) -> bytes:
     """The Hub variant of the folder's croissant.json: the same document, its files in `repo_id`
     at tag `revision` (so a client given only the Hub URL can fetch them)."""
-    from portability_data.croissant import hub_variant
+    from portability_data.dataset.croissant import hub_variant
 
     local = json.loads((Path(data_dir) / "croissant.json").read_text(encoding="utf-8"))
     return (json.dumps(hub_variant(local, repo_id, revision), indent=2) + "\n").encode()

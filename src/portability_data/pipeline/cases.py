@@ -19,10 +19,17 @@ from typing import Any
 
 import pandas as pd
 
-from portability_data.case_rows import QUALIFIED_NAME, CaseRowError, RowProblem, load_rows, parse_row, slug_of
-from portability_data.contracts import FRAMEWORKS, SCHEMA_VERSION, canonical_name
-from portability_data.run_summary import describe_collection_error
-from portability_data.tableio import write_table
+from portability_data.runner.case_rows import (
+    QUALIFIED_NAME,
+    CaseRowError,
+    RowProblem,
+    load_rows,
+    parse_row,
+    slug_of,
+)
+from portability_data.runner.run_summary import describe_collection_error
+from portability_data.tables.contracts import FRAMEWORKS, SCHEMA_VERSION, canonical_name
+from portability_data.tables.tableio import write_table
 
 # What `portability case new` writes for the author to replace; `case check` refuses a case that
 # still holds any of it (the scaffold's test fails on purpose, which `--run` would count as data).
@@ -256,7 +263,7 @@ def compile_cases(
     frameworks: tuple[str, ...] = FRAMEWORKS,
 ) -> pd.DataFrame:
     """The `cases` stage: check every row and write the cases table (nothing written on error)."""
-    from portability_data.tableio import read_table
+    from portability_data.tables.tableio import read_table
 
     cases_dir = repo_root / "cases"
     rows = load_rows(cases_dir, repo_root, frameworks)
@@ -284,7 +291,7 @@ def compile_cases(
         ]
     )
     if frame.empty:
-        from portability_data.tableio import empty_frame
+        from portability_data.tables.tableio import empty_frame
 
         frame = empty_frame("cases")
     write_table("cases", frame, out)
@@ -300,9 +307,9 @@ def run_cases_once(repo_root: Path, rows: list[dict[str, Any]]) -> tuple[list[st
 
     import pyarrow.parquet as pq
 
-    from portability_data.progress import terminal_progress
-    from portability_data.run_summary import RunSummary, cannot_run
-    from portability_data.runner import Paths, RunSpec, run, shard_path
+    from portability_data.runner.progress import terminal_progress
+    from portability_data.runner.run_summary import RunSummary, cannot_run
+    from portability_data.runner.supervisor import Paths, RunSpec, run, shard_path
 
     broken: list[str] = []
     failed = 0

@@ -13,7 +13,7 @@ from typing import Any
 
 import yaml
 
-from portability_data.contracts import CASE_STATUSES, FRAMEWORKS, REPLACEMENT_REASONS, SCHEMA_VERSION
+from portability_data.tables.contracts import CASE_STATUSES, FRAMEWORKS, REPLACEMENT_REASONS, SCHEMA_VERSION
 
 MAX_ROW_BYTES = 16_384
 QUALIFIED_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$")

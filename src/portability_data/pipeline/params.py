@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from portability_data.contracts import DEVICES, FRAMEWORKS, MODES
+from portability_data.tables.contracts import DEVICES, FRAMEWORKS, MODES
 
 SECTIONS = ("enumerate", "frequencies", "sample", "run", "dataset")
 

@@ -17,8 +17,8 @@ from typing import Any
 
 import pyarrow.parquet as pq
 
-from portability_data.atomic import atomic_write_bytes
-from portability_data.runner import SOURCE, Paths, RunSpec, harness_digest, run
+from portability_data.runner.supervisor import SOURCE, Paths, RunSpec, harness_digest, run
+from portability_data.tables.atomic import atomic_write_bytes
 
 
 def cases_digest(repo_root: Path, framework: str) -> str:

@@ -30,7 +30,7 @@ def main() -> int:
 
     import pytest
 
-    from portability_data import harness
+    from portability_data.runner import harness
 
     try:
         backend = harness.backend_for(framework)

@@ -40,7 +40,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from portability_data.corpus import Record, contains_framework, corpus_id, records_for
+from portability_data.pipeline.corpus import Record, contains_framework, corpus_id, records_for
 
 log = logging.getLogger(__name__)
 
@@ -809,7 +809,7 @@ def run_frequencies(params: dict, api_path: Path, out: Path) -> None:
     - ``max_bytes``: larger files are skipped as huge (default 1 MB);
     - ``syntax_errors``: ``count`` (default) or ``skip`` (the study's run dropped such files).
     """
-    from portability_data.tableio import read_table, write_table
+    from portability_data.tables.tableio import read_table, write_table
 
     api = read_table("api", Path(api_path))
     frameworks = params.get("frameworks") or sorted(api["framework"].unique())

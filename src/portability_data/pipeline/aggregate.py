@@ -71,7 +71,7 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
-from portability_data.contracts import LATENCIES, OUTCOMES
+from portability_data.tables.contracts import LATENCIES, OUTCOMES
 
 log = logging.getLogger(__name__)
 
@@ -502,7 +502,7 @@ def run_aggregate(
     """The pipeline stage: read every results shard and runs row (and the cases table where it
     exists), aggregate, write both tables. `quarantine` leaves bad shards out (tableio's rule).
     An output without a .parquet suffix is taken as a folder (<folder>/<table>.parquet)."""
-    from portability_data.tableio import read_shards, read_table, write_table
+    from portability_data.tables.tableio import read_shards, read_table, write_table
 
     shards = read_shards("results", [Path(results_dir)], quarantine=quarantine)
     for bad in sorted(shards.bad):

@@ -18,9 +18,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from portability_data.contracts import FRAMEWORKS
-from portability_data.run_stage import cases_digest, existing_runs, setting_spec
-from portability_data.runner import Paths, RunSpec, _cpu_model, harness_digest, run
+from portability_data.pipeline.run_stage import cases_digest, existing_runs, setting_spec
+from portability_data.runner.supervisor import Paths, RunSpec, _cpu_model, harness_digest, run
+from portability_data.tables.contracts import FRAMEWORKS
 
 SOURCE = "local"
 
@@ -138,8 +138,8 @@ def bench(
     progress: Any = None,
 ) -> BenchReport:
     """Run what this host lacks for the profile, each run with its progress and summary table."""
-    from portability_data.run_summary import RunSummary
-    from portability_data.runner import shard_path
+    from portability_data.runner.run_summary import RunSummary
+    from portability_data.runner.supervisor import shard_path
 
     profile_of(params["bench"], profile)  # an unknown profile fails before any import
     wanted = frameworks or tuple(params["run"]["frameworks"])

@@ -34,8 +34,8 @@ from typing import Any
 
 import pandas as pd
 
-from portability_data.aggregate import collect_subtests, plain_frame
-from portability_data.contracts import canonical_name
+from portability_data.pipeline.aggregate import collect_subtests, plain_frame
+from portability_data.tables.contracts import canonical_name
 
 STUDY = "mince2023"
 MODE = "eager"
@@ -137,7 +137,7 @@ def load_study_data(
     published: Path, outcomes: Path, latencies: Path, results: Path, samples: Path
 ) -> StudyData:
     """Read and validate the inputs (tableio), then `study_data`."""
-    from portability_data.tableio import read_table
+    from portability_data.tables.tableio import read_table
 
     return study_data(
         read_table("published", Path(published)),
@@ -687,7 +687,7 @@ def run_reproduce(
     published: Path, outcomes: Path, latencies: Path, results: Path, samples: Path, out: Path
 ) -> Path:
     """The `reproduce` stage: write data/reproduction/reproduction.parquet."""
-    from portability_data.tableio import write_table
+    from portability_data.tables.tableio import write_table
 
     frame = reproduce(load_study_data(published, outcomes, latencies, results, samples))
     return write_table("reproduction", frame, Path(out))
@@ -770,7 +770,7 @@ class ReportParts:
 
 def report_parts(data_dir: Path) -> ReportParts | None:
     """The reproduction section's content from data_dir (None when the table is not built)."""
-    from portability_data.tableio import read_table
+    from portability_data.tables.tableio import read_table
 
     data_dir = Path(data_dir)
     path = data_dir / "reproduction" / "reproduction.parquet"

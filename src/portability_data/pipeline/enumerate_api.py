@@ -334,7 +334,7 @@ def run_enumerate(frameworks: list[str], out: Path) -> None:
     ``out`` is the table folder (``data/api``): each framework lands in ``<out>/<framework>.parquet``;
     a path ending in ``.parquet`` gets all frameworks in that one file instead.
     """
-    from portability_data.tableio import write_table
+    from portability_data.tables.tableio import write_table
 
     out = Path(out)
     frames = []
