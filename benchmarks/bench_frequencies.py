@@ -36,7 +36,12 @@ sys.path.insert(0, str(REPO / "src"))
 
 import pandas as pd  # noqa: E402
 
-from portability_data.pipeline import corpus, frequencies  # noqa: E402
+from portability_data.pipeline import (  # noqa: E402
+    corpus,
+    frequencies_counting,
+    frequencies_index,
+    frequencies_scan,
+)
 
 
 def load_api(path: Path | None) -> pd.DataFrame:
@@ -67,7 +72,7 @@ _PARTS: list[bytes] = []
 
 
 def _parse_part(part: int) -> None:
-    ts_parser = frequencies.parser()
+    ts_parser = frequencies_scan.parser()
     for source in _PARTS[part::2]:
         ts_parser.parse(source)
 
@@ -106,31 +111,31 @@ def main(argv: list[str] | None = None) -> dict:
 
     api = load_api(args.api)
     frameworks = sorted(api["framework"].unique())
-    index = frequencies.ApiIndex.from_frame(api)
+    index = frequencies_index.ApiIndex.from_frame(api)
     names = {n.decode() for n in index.names}
     records = load_records(args.path)
     sources = load_sources(records, frameworks)
     megabytes = sum(map(len, sources)) / 1e6
-    ts_parser = frequencies.parser()
+    ts_parser = frequencies_scan.parser()
 
     def ours() -> None:
         for source in sources:
-            frequencies.count_source(source, index)
+            frequencies_scan.count_source(source, index)
 
     def study() -> None:
         for source in sources:
-            frequencies.study_bare_counts(source, names, faithful_lines=True)
+            frequencies_scan.study_bare_counts(source, names, faithful_lines=True)
 
     def parse() -> None:
         for source in sources:
             ts_parser.parse(source)
 
-    config = frequencies.CountConfig(index, tuple(frameworks))
+    config = frequencies_counting.CountConfig(index, tuple(frameworks))
     counted: list[int] = []
 
     def on(cores: int):
         def run() -> None:
-            counts = frequencies.count_corpus(records, config, num_proc=cores)
+            counts = frequencies_counting.count_corpus(records, config, num_proc=cores)
             counted.append(sum(counts.stats.files.values()))
 
         return run

@@ -44,7 +44,9 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "src"))
 
 from portability_data.runner.case_rows import load_rows  # noqa: E402
-from portability_data.runner.supervisor import Paths, RunSpec, run, worker_environment  # noqa: E402
+from portability_data.runner.spec import Paths, RunSpec  # noqa: E402
+from portability_data.runner.supervisor import run  # noqa: E402
+from portability_data.runner.worker_process import worker_environment  # noqa: E402
 
 # The worker's pytest arguments after the target (worker.py), the root given the same way.
 PYTEST_ARGS = (

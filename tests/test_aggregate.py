@@ -8,7 +8,8 @@ from typing import Any
 import pandas as pd
 import pytest
 
-from portability_data.pipeline.aggregate import aggregate, run_aggregate, summary_tables, to_markdown
+from portability_data.pipeline.aggregate import aggregate, run_aggregate
+from portability_data.pipeline.aggregate_summaries import summary_tables, to_markdown
 from portability_data.tables.tableio import read_table, write_table
 
 DEVICE_MODELS = {"gpu": "T4", "tpu": "TPU v3-8", "cpu": "Xeon"}
@@ -452,7 +453,7 @@ def _run_row(run_id: str, started: str, harness: str | None, cases: dict[str, st
 
 
 def test_newest_harness_and_case_files_supersede_older_runs() -> None:
-    from portability_data.pipeline.aggregate import supersede
+    from portability_data.pipeline.aggregate_subtests import supersede
 
     results = frame([
         row("t1", "failed", run_id="old"),  # made before digests: superseded
@@ -484,7 +485,7 @@ def test_newest_harness_and_case_files_supersede_older_runs() -> None:
 
 
 def test_study_runs_without_digests_are_pooled_as_they_are() -> None:
-    from portability_data.pipeline.aggregate import supersede
+    from portability_data.pipeline.aggregate_subtests import supersede
 
     results = frame([row("t1", run_id="a"), row("t1", run_id="b", repeat=0, test_id="x::t1")])
     runs = pd.DataFrame([_run_row("a", "2023-01-01", None, None), _run_row("b", "2023-01-02", None, None)])

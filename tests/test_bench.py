@@ -13,7 +13,7 @@ import pytest
 
 from portability_data.pipeline.aggregate import aggregate
 from portability_data.pipeline.bench import BenchError, bench, detect_devices, plan
-from portability_data.runner.supervisor import Paths
+from portability_data.runner.spec import Paths
 from tests.conftest import REPO_ROOT, example_rows
 
 JAX_CASE = """

@@ -54,7 +54,8 @@ def test_unknown_device_is_refused_before_anything_runs() -> None:
 def test_run_does_not_import_the_pipeline_stack() -> None:
     code = (
         "import sys; from portability_data import cli; "
-        "from portability_data.runner import supervisor, harness, worker, failures, case_rows, progress; "
+        "from portability_data.runner import supervisor, harness, worker, failures, case_rows, progress, "
+        "spec, journal, worker_process, provenance; "
         "heavy = [m for m in ('pandas', 'pandera', 'dvc', 'datasets') if m in sys.modules]; print(heavy)"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

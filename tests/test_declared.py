@@ -15,14 +15,13 @@ import torch
 
 from portability_data.pipeline.declared import (
     DeclaredError,
-    EntryRef,
     HarvestSummary,
-    declaration_rows,
     harvest_declared,
-    mps_rows,
     public_torch_names,
-    read_decorator,
 )
+from portability_data.pipeline.declared_databases import declaration_rows, read_decorator
+from portability_data.pipeline.declared_entries import EntryRef
+from portability_data.pipeline.declared_mps import mps_rows
 from portability_data.tables.contracts import DECLARED_KINDS, arrow_schema
 from portability_data.tables.tableio import TableValidationError, read_table, to_arrow, validate, write_table
 from tests.conftest import REPO_ROOT

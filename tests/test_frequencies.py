@@ -15,6 +15,14 @@ from hypothesis import strategies as st
 from portability_data.pipeline import corpus as corpus_mod
 from portability_data.pipeline import frequencies as freq
 from portability_data.pipeline.corpus import Record
+from portability_data.pipeline.frequencies_counting import CorpusStats, CountConfig, count_files
+from portability_data.pipeline.frequencies_index import ApiIndex
+from portability_data.pipeline.frequencies_scan import (
+    bare_counts_walk,
+    count_source,
+    parser,
+    study_bare_counts,
+)
 
 # Corpus fixtures are stored as .py.txt: some are broken or Python 2 on purpose, and linters read .py.
 FIXTURES = Path(__file__).parent / "fixtures" / "corpus"
@@ -68,28 +76,28 @@ def api() -> pd.DataFrame:
 
 
 @pytest.fixture(scope="module")
-def index(api: pd.DataFrame) -> freq.ApiIndex:
-    return freq.ApiIndex.from_frame(api)
+def index(api: pd.DataFrame) -> ApiIndex:
+    return ApiIndex.from_frame(api)
 
 
 def fixture_sources() -> list[Path]:
     return sorted(FIXTURES.glob("*.py.txt"))
 
 
-def names_of(index: freq.ApiIndex) -> set[str]:
+def names_of(index: ApiIndex) -> set[str]:
     return {n.decode() for n in index.names}
 
 
 @pytest.mark.parametrize("path", fixture_sources(), ids=lambda p: p.name)
-def test_bare_calls_equal_the_study_token_stream(path: Path, index: freq.ApiIndex) -> None:
+def test_bare_calls_equal_the_study_token_stream(path: Path, index: ApiIndex) -> None:
     """bare_calls is the study's rule over code_tokenize's tokens (its byte-offset bug undone)."""
     source = path.read_bytes()
-    bare, _, _ = freq.count_source(source, index)
-    assert bare == freq.study_bare_counts(source, names_of(index))
+    bare, _, _ = count_source(source, index)
+    assert bare == study_bare_counts(source, names_of(index))
 
 
-def test_the_rule_in_detail(index: freq.ApiIndex) -> None:
-    bare, calls, flags = freq.count_source(fixture("torch_aliases.py"), index)
+def test_the_rule_in_detail(index: ApiIndex) -> None:
+    bare, calls, flags = count_source(fixture("torch_aliases.py"), index)
     assert flags == ()
     # def zeros( is not a call; zeros(2) and torch.zeros(n) and torch.zeros  (3) are.
     assert bare["zeros"] == 3
@@ -106,16 +114,16 @@ def test_the_rule_in_detail(index: freq.ApiIndex) -> None:
     assert calls["torch.randn"] == 1
 
 
-def test_class_definitions_count_as_the_study_counted_them(index: freq.ApiIndex) -> None:
+def test_class_definitions_count_as_the_study_counted_them(index: ApiIndex) -> None:
     source = b"import torch\nclass Linear(torch.nn.Module):\n    pass\n"
-    bare, calls, _ = freq.count_source(source, index)
+    bare, calls, _ = count_source(source, index)
     assert bare["Linear"] == 1  # 'class Linear(' is an identifier followed by '(' for the study
     assert calls == Counter()
-    assert bare == freq.study_bare_counts(source, names_of(index))
+    assert bare == study_bare_counts(source, names_of(index))
 
 
-def test_resolution_through_imports(index: freq.ApiIndex) -> None:
-    bare, calls, _ = freq.count_source(fixture("jax_tf_mixed.py"), index)
+def test_resolution_through_imports(index: ApiIndex) -> None:
+    bare, calls, _ = count_source(fixture("jax_tf_mixed.py"), index)
     assert calls["jax.numpy.sum"] == 1 and calls["jax.numpy.dot"] == 1
     assert calls["jax.jit"] == 1 and calls["jax.grad"] == 1
     assert calls["tensorflow.keras.layers.Dense"] == 1
@@ -127,7 +135,7 @@ def test_resolution_through_imports(index: freq.ApiIndex) -> None:
     assert bare["reshape"] == 1
 
 
-def test_resolution_of_spaced_chains_call_results_and_strings(index: freq.ApiIndex) -> None:
+def test_resolution_of_spaced_chains_call_results_and_strings(index: ApiIndex) -> None:
     source = (
         b"import torch\nimport torch.nn as nn\n"
         b"m = nn . Linear (3)\n"  # spaces around the dots and before the paren
@@ -136,33 +144,33 @@ def test_resolution_of_spaced_chains_call_results_and_strings(index: freq.ApiInd
         b"s = 'torch.randn(1)'  # torch.randn(2)\n"  # text in a string and a comment
         b"w = torch.\\\n    randn(3)\n"  # a chain across lines: not resolved (a known gap)
     )
-    bare, calls, _ = freq.count_source(source, index)
+    bare, calls, _ = count_source(source, index)
     assert calls == Counter({"torch.nn.Linear": 1, "torch.zeros": 1})
-    assert bare == freq.study_bare_counts(source, names_of(index))
+    assert bare == study_bare_counts(source, names_of(index))
     assert bare["sum"] == 1 and bare["randn"] == 1 and bare["ones"] == 1
 
 
-def test_python2_and_broken_files_are_counted_and_flagged(index: freq.ApiIndex) -> None:
-    bare, calls, flags = freq.count_source(fixture("python2_file.py"), index)
+def test_python2_and_broken_files_are_counted_and_flagged(index: ApiIndex) -> None:
+    bare, calls, flags = count_source(fixture("python2_file.py"), index)
     assert "python2" in flags
     assert bare["placeholder"] == 1 and calls["tensorflow.compat.v1.placeholder"] == 1
-    bare, calls, flags = freq.count_source(fixture("broken_file.py"), index)
+    bare, calls, flags = count_source(fixture("broken_file.py"), index)
     assert "syntax_error" in flags
     assert bare["zeros"] + bare["ones"] >= 1
 
 
-def test_non_ascii_lines_show_the_study_offset_bug(index: freq.ApiIndex) -> None:
+def test_non_ascii_lines_show_the_study_offset_bug(index: ApiIndex) -> None:
     source = fixture("non_ascii.py")
-    ours, _, _ = freq.count_source(source, index)
+    ours, _, _ = count_source(source, index)
     assert ours["zeros"] == 1 and ours["ones"] == 1
-    buggy = freq.study_bare_counts(source, names_of(index), faithful_lines=True)
+    buggy = study_bare_counts(source, names_of(index), faithful_lines=True)
     assert buggy["zeros"] == 0  # the token text is sliced at byte columns from a str line
-    assert freq.study_bare_counts(source, names_of(index)) == ours
+    assert study_bare_counts(source, names_of(index)) == ours
 
 
-def test_empty_file(index: freq.ApiIndex) -> None:
-    assert freq.count_source(b"", index) == (Counter(), Counter(), ())
-    assert freq.study_bare_counts(b"", names_of(index)) == Counter()
+def test_empty_file(index: ApiIndex) -> None:
+    assert count_source(b"", index) == (Counter(), Counter(), ())
+    assert study_bare_counts(b"", names_of(index)) == Counter()
 
 
 _atoms = st.sampled_from(
@@ -205,23 +213,23 @@ _atoms = st.sampled_from(
 @given(st.lists(_atoms, max_size=40))
 def test_bare_calls_equal_the_study_on_random_token_soup(atoms: list[str]) -> None:
     """Valid or not, any text gets the study's count: fast path, leaf walk and code_tokenize agree."""
-    index = freq.ApiIndex(frozenset({b"zeros", b"ones", b"sum", b"nn"}), {}, {})
+    index = ApiIndex(frozenset({b"zeros", b"ones", b"sum", b"nn"}), {}, {})
     source = "".join(atoms).encode()
-    bare, _, _ = freq.count_source(source, index)
-    assert bare == freq.study_bare_counts(source, {"zeros", "ones", "sum", "nn"})
-    tree = freq.parser().parse(source)
-    assert freq.bare_counts_walk(source, tree, index.names) == bare
+    bare, _, _ = count_source(source, index)
+    assert bare == study_bare_counts(source, {"zeros", "ones", "sum", "nn"})
+    tree = parser().parse(source)
+    assert bare_counts_walk(source, tree, index.names) == bare
 
 
-def test_bad_input_is_skipped_with_a_reason(tmp_path: Path, index: freq.ApiIndex) -> None:
+def test_bad_input_is_skipped_with_a_reason(tmp_path: Path, index: ApiIndex) -> None:
     (tmp_path / "binary.py").write_bytes(b"import torch\x00\x01\x02")
     (tmp_path / "latin1.py").write_bytes("import torch  # caf\xe9\n".encode("latin-1"))
     (tmp_path / "huge.py").write_bytes(b"import torch\n" + b"x = 1\n" * 400)
     records = [Record(p.name, path=str(p)) for p in sorted(tmp_path.iterdir())]
     records.append(Record("missing.py", path=str(tmp_path / "missing.py")))
     records.append(Record("ok.py", text="import torch\ntorch.zeros(1)\n"))
-    config = freq.CountConfig(index, ("torch",), max_bytes=1000)
-    results = {r.key: r for r in freq.count_files(records, config)}
+    config = CountConfig(index, ("torch",), max_bytes=1000)
+    results = {r.key: r for r in count_files(records, config)}
     assert results["binary.py"].skipped == "binary"
     assert results["latin1.py"].skipped == "encoding"
     assert results["huge.py"].skipped == "huge"
@@ -233,7 +241,7 @@ def test_count_frequencies_table_serial_equals_parallel(api: pd.DataFrame, tmp_p
     from portability_data.tables.tableio import write_table
 
     records = list(corpus_mod.path_records(fixture_dir(tmp_path)))
-    stats = freq.CorpusStats()
+    stats = CorpusStats()
     frameworks = ["torch", "jax", "tensorflow"]
     serial = freq.count_frequencies(records, frameworks, api, corpus="fixtures", stats=stats)
     parallel = freq.count_frequencies(

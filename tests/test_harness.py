@@ -99,7 +99,8 @@ def test_tensorflow_op_on_another_device_is_caught_and_soft_placement_is_off() -
 def test_wrong_device_fails_the_subtest_in_a_run(case_repo) -> None:
     import pyarrow.parquet as pq
 
-    from portability_data.runner.supervisor import Paths, RunSpec, run
+    from portability_data.runner.spec import Paths, RunSpec
+    from portability_data.runner.supervisor import run
 
     case_repo.add(
         "torch",
@@ -287,7 +288,8 @@ def test_execution_is_recorded_per_subtest_in_a_run(case_repo) -> None:
     """End to end: the shard says how each subtest ran, the label taken from the framework."""
     import pyarrow.parquet as pq
 
-    from portability_data.runner.supervisor import Paths, RunSpec, run
+    from portability_data.runner.spec import Paths, RunSpec
+    from portability_data.runner.supervisor import run
 
     case_repo.add(
         "torch",

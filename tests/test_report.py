@@ -11,7 +11,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from portability_data.report.build import build, load_inputs, run_report
+from portability_data.report.build import build, run_report
+from portability_data.report.inputs import load_inputs
 from portability_data.tables.tableio import write_table
 from tests.conftest import SETTING_KEYS as KEYS
 from tests.conftest import STUDY_CPU, T4, V3

@@ -12,7 +12,10 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from portability_data.report.build import SUMMARY_MAX_LINES, build, heading_anchor, load_inputs, run_report
+from portability_data.report.build import build, run_report
+from portability_data.report.inputs import load_inputs
+from portability_data.report.render import heading_anchor
+from portability_data.report.summary import SUMMARY_MAX_LINES
 from portability_data.tables.tableio import write_table
 from tests.conftest import SETTING_KEYS as KEYS
 from tests.conftest import STUDY_CPU, T4, V3, example_rows, outcome_row

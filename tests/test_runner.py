@@ -13,8 +13,9 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
-from portability_data.runner import supervisor as runner
-from portability_data.runner.supervisor import Paths, RunError, RunSpec, run
+from portability_data.runner.provenance import CPU_FEATURES
+from portability_data.runner.spec import Paths, RunError, RunSpec
+from portability_data.runner.supervisor import run
 
 FAULTS = """
 import ctypes, os, sys, time
@@ -313,14 +314,14 @@ def test_runs_row_describes_the_host_and_the_code_that_ran(case_repo) -> None:
 
     import pyarrow.parquet as pq
 
-    from portability_data.runner.supervisor import case_digests, harness_digest
+    from portability_data.runner.provenance import case_digests, harness_digest
 
     case_repo.add("torch", "tiny", "def test_ok():\n    assert True\n")
     paths = Paths.under(case_repo.root)
     run_id = run(RunSpec(framework="torch", device="cpu", repeats=1), paths, log=lambda m: None)
     row = pq.read_table(paths.runs_dir / "portability" / f"{run_id}.parquet").to_pylist()[0]
     assert row["cpu_count"] >= 1 and row["memory_mb"] > 0
-    assert row["cpu_flags"] is None or set(row["cpu_flags"].split()) <= set(runner.CPU_FEATURES)
+    assert row["cpu_flags"] is None or set(row["cpu_flags"].split()) <= set(CPU_FEATURES)
     build = json.loads(row["build"])
     assert "BLAS_INFO" in build["config"] and build["cpu_capability"]
     assert row["harness_digest"] == harness_digest(paths.cases_dir)
@@ -333,7 +334,7 @@ def test_runs_row_describes_the_host_and_the_code_that_ran(case_repo) -> None:
 def test_the_harness_digest_is_of_the_code_not_of_where_the_package_lives(repo_root: Path) -> None:
     """The committed runs were made before the runner moved into runner/: the same harness bytes
     at the old dotted path give the same digest, and any other changed byte gives another."""
-    from portability_data.runner.supervisor import HARNESS_FILES, harness_digest, harness_digest_of
+    from portability_data.runner.provenance import HARNESS_FILES, harness_digest, harness_digest_of
 
     here = repo_root / "src" / "portability_data" / "runner"
     files = [(here / name).read_bytes() for name in HARNESS_FILES]

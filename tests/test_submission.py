@@ -21,14 +21,13 @@ import pyarrow.parquet as pq
 import pytest
 
 from portability_data.cli import main
-from portability_data.dataset.submission import (
-    CommitDigests,
-    SubmissionError,
-    check_submission,
-    package,
-    parquet_magic_problem,
-)
-from portability_data.runner.supervisor import HARNESS_FILES, Paths, RunSpec, _sha256, harness_digest, run
+from portability_data.dataset.submission.check import check_submission
+from portability_data.dataset.submission.files import SubmissionError, parquet_magic_problem
+from portability_data.dataset.submission.history import CommitDigests
+from portability_data.dataset.submission.package import package
+from portability_data.runner.provenance import HARNESS_FILES, harness_digest, sha256_of_parts
+from portability_data.runner.spec import Paths, RunSpec
+from portability_data.runner.supervisor import run
 from tests.conftest import REPO_ROOT, CaseRepo
 
 CASE = """
@@ -146,7 +145,7 @@ def other_case_digest(row: dict[str, Any], recompute: bool) -> None:
     digests["jax.numpy.cos"] = hashlib.sha256(b"an edited case").hexdigest()
     row["case_digests"] = json.dumps(digests, sort_keys=True)
     if recompute:
-        row["cases_digest"] = _sha256(*(f"{k}={v}".encode() for k, v in sorted(digests.items())))
+        row["cases_digest"] = sha256_of_parts(*(f"{k}={v}".encode() for k, v in sorted(digests.items())))
 
 
 def negative_latency(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -443,7 +442,9 @@ def test_package_needs_no_pandas_and_check_says_what_it_needs(made: Made, tmp_pa
         "            raise ModuleNotFoundError(f'No module named {name!r}')\n"
         "sys.meta_path.insert(0, NotInstalled())\n"
         "from pathlib import Path\n"
-        "from portability_data.dataset.submission import SubmissionError, check_submission, package\n"
+        "from portability_data.dataset.submission.check import check_submission\n"
+        "from portability_data.dataset.submission.files import SubmissionError\n"
+        "from portability_data.dataset.submission.package import package\n"
         f"package(Path({str(made.root)!r}), [{made.run_id!r}], Path({str(tmp_path / 'bare')!r}))\n"
         "try:\n"
         f"    check_submission([Path({str(tmp_path / 'bare')!r})], Path({str(made.root)!r}))\n"

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 
-from portability_data.runner.supervisor import Paths, RunSpec, run
+from portability_data.runner.spec import Paths, RunSpec
+from portability_data.runner.supervisor import run
 
 NASTY = """
 import os, subprocess, sys, time

@@ -19,7 +19,9 @@ from pathlib import Path
 from typing import Any
 
 from portability_data.pipeline.run_stage import cases_digest, existing_runs, setting_spec
-from portability_data.runner.supervisor import Paths, RunSpec, _cpu_model, harness_digest, run
+from portability_data.runner.provenance import cpu_model, harness_digest
+from portability_data.runner.spec import Paths, RunSpec
+from portability_data.runner.supervisor import run
 from portability_data.tables.contracts import FRAMEWORKS
 
 SOURCE = "local"
@@ -81,7 +83,7 @@ def detect_devices(framework: str, python: str = sys.executable) -> tuple[list[s
 
 def host_key() -> str:
     """What makes a run this machine's: its name, CPU model and architecture."""
-    return f"{platform.node()}|{_cpu_model()}|{platform.machine()}"
+    return f"{platform.node()}|{cpu_model()}|{platform.machine()}"
 
 
 def profile_of(bench_params: dict[str, Any], name: str) -> dict[str, Any]:

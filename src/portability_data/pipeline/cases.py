@@ -309,7 +309,8 @@ def run_cases_once(repo_root: Path, rows: list[dict[str, Any]]) -> tuple[list[st
 
     from portability_data.runner.progress import terminal_progress
     from portability_data.runner.run_summary import RunSummary, cannot_run
-    from portability_data.runner.supervisor import Paths, RunSpec, run, shard_path
+    from portability_data.runner.spec import Paths, RunSpec
+    from portability_data.runner.supervisor import run, shard_path
 
     broken: list[str] = []
     failed = 0

@@ -17,7 +17,9 @@ from typing import Any
 
 import pyarrow.parquet as pq
 
-from portability_data.runner.supervisor import SOURCE, Paths, RunSpec, harness_digest, run
+from portability_data.runner.provenance import harness_digest
+from portability_data.runner.spec import SOURCE, Paths, RunSpec
+from portability_data.runner.supervisor import run
 from portability_data.tables.atomic import atomic_write_bytes
 
 

@@ -1,0 +1,300 @@
+"""What each `portability` command does: one function per command, given the parsed arguments.
+
+`cli` declares the commands and their options and calls these. Each step's module is imported only
+when its command runs, so `portability run` on a bare accelerator machine never imports pandas,
+pandera, DVC or `datasets`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+
+def load_params(path: Path) -> dict[str, Any]:
+    """params.yaml as a dict; a missing or malformed file is a clear error."""
+    import yaml
+
+    from portability_data.pipeline.params import check_params
+
+    try:
+        params = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise SystemExit(f"error: {path} not found; run from the repository root or pass --params") from None
+    except yaml.YAMLError as exc:
+        raise SystemExit(f"error: {path} is not valid YAML: {exc}") from None
+    return check_params(params, str(path))
+
+
+def _repo_root() -> Path:
+    return Path.cwd()
+
+
+def cmd_enumerate(args: argparse.Namespace) -> None:
+    from portability_data.pipeline.enumerate_api import run_enumerate
+
+    params = load_params(args.params)
+    run_enumerate(list(params["enumerate"]["frameworks"]), args.out)
+
+
+def cmd_declared(args: argparse.Namespace) -> None:
+    from portability_data.pipeline.declared import DeclaredError, run_declared
+
+    try:
+        summary = run_declared(args.api, args.out)
+    except DeclaredError as exc:
+        raise SystemExit(f"error: {exc}") from None
+    print("\n".join([*summary.report(), f"-> {args.out}"]))
+
+
+def cmd_frequencies(args: argparse.Namespace) -> None:
+    from portability_data.pipeline.frequencies import run_frequencies
+
+    params = load_params(args.params)
+    run_frequencies(params["frequencies"], args.api, args.out)
+
+
+def cmd_sample(args: argparse.Namespace) -> None:
+    from portability_data.pipeline.sampling import run_sample
+
+    params = load_params(args.params)
+    run_sample(params["sample"], args.frequencies, args.reference_samples, args.cases_dir, args.out)
+
+
+def cmd_cases(args: argparse.Namespace) -> None:
+    from portability_data.pipeline.cases import compile_cases
+
+    frame = compile_cases(_repo_root(), args.api, args.samples, args.out, collect=not args.no_collect)
+    print(f"{len(frame)} case(s) -> {args.out}")
+
+
+def cmd_case_new(args: argparse.Namespace) -> None:
+    from portability_data.pipeline.cases import CaseNameError, api_names, scaffold
+
+    known = api_names(args.api)
+    if known is None:
+        print(
+            f"warning: no api table at {args.api}; the name is checked against the framework prefix only",
+            file=sys.stderr,
+        )
+    try:
+        row, test = scaffold(_repo_root(), args.framework, args.function, known)
+    except (CaseNameError, FileExistsError) as exc:
+        raise SystemExit(f"error: {exc}") from None
+    print(f"created {row}\ncreated {test}\nnext: write the test, fill the row, run `portability case check`")
+
+
+def cmd_case_check(args: argparse.Namespace) -> None:
+    from portability_data.pipeline.cases import check_rows
+    from portability_data.runner.case_rows import CaseRowError, load_rows
+    from portability_data.tables.tableio import read_table
+
+    root = _repo_root()
+    try:
+        rows = load_rows(root / "cases", root)
+        if args.paths:
+            wanted = {str(Path(p)) for p in args.paths}
+            rows = [r for r in rows if r["_row_file"] in wanted or r.get("test_file") in wanted]
+            unmatched = wanted - {r["_row_file"] for r in rows} - {r.get("test_file") for r in rows}
+            if unmatched:
+                raise SystemExit(
+                    f"error: no case row or test file {', '.join(sorted(unmatched))} under cases/; "
+                    "give paths relative to the repository root, e.g. cases/torch/argsort.yaml"
+                )
+        api = read_table("api", args.api) if args.api.exists() else None
+        samples = read_table("samples", args.samples) if args.samples.exists() else None
+        problems = check_rows(rows, api, samples, root, collect=not args.no_collect)
+        if problems:
+            raise CaseRowError(problems)
+    except CaseRowError as exc:
+        print(exc, file=sys.stderr)
+        raise SystemExit(1) from None
+    print(f"{len(rows)} case row(s) OK")
+    if args.run:
+        from portability_data.pipeline.cases import run_cases_once
+
+        broken, failed = run_cases_once(root, [r for r in rows if r["status"] == "active"])
+        if broken:
+            print("\n".join(broken), file=sys.stderr)
+            print(
+                f"FAILED: {len(broken)} case problem(s) above: the case could not run "
+                "(an error of the case file, not the framework's failure)",
+                file=sys.stderr,
+            )
+            raise SystemExit(1)
+        print(
+            f"OK: every case ran; {failed} subtest(s) failed, which is the framework's result (data), "
+            "not a broken case"
+        )
+
+
+def cmd_run(args: argparse.Namespace) -> None:
+    from portability_data.runner.progress import terminal_progress
+    from portability_data.runner.run_summary import RunSummary
+    from portability_data.runner.spec import Paths, RunError, RunSpec
+    from portability_data.runner.supervisor import run, shard_path
+
+    spec = RunSpec(
+        framework=args.framework,
+        device=args.device,
+        mode=args.mode,
+        repeats=args.repeats,
+        timeout_s=args.timeout,
+        memory_mb=args.memory_mb,
+        cases=tuple(args.cases or ()),
+    )
+    try:
+        if args.close:
+            from portability_data.runner.supervisor import close_partial
+
+            print(close_partial(args.close, Paths.under(_repo_root())))
+            return
+        paths = Paths.under(_repo_root())
+        run_id = run(
+            spec, paths, resume=args.resume, confirm=not args.no_confirm, progress=terminal_progress()
+        )
+    except RunError as exc:
+        raise SystemExit(f"error: {exc}") from None
+    print(run_id, flush=True)  # stdout: the run id alone, for scripts; the summary is for people
+    summary = RunSummary.of_shard(run_id, shard_path(paths, run_id))
+    print("\n".join(summary.report()), file=sys.stderr, flush=True)
+    if summary.not_run:
+        raise SystemExit(1)
+
+
+def cmd_run_stage(args: argparse.Namespace) -> None:
+    from portability_data.pipeline.run_stage import run_stage
+
+    run_stage(load_params(args.params)["run"], _repo_root(), args.out, tuple(args.frameworks or ()))
+
+
+def cmd_bench(args: argparse.Namespace) -> None:
+    from portability_data.pipeline.bench import BenchError, bench
+    from portability_data.runner.progress import terminal_progress
+
+    try:
+        report = bench(
+            load_params(args.params),
+            _repo_root(),
+            args.profile,
+            tuple(args.frameworks or ()),
+            say=lambda text: print(text, file=sys.stderr, flush=True),
+            progress=terminal_progress(),
+        )
+    except BenchError as exc:
+        raise SystemExit(f"error: {exc}") from None
+    print(
+        f"{len(report.covering)} local run(s) cover this machine ({len(report.ran_now)} run now); "
+        "`dvc repro` sets them beside the study's"
+    )
+    if report.not_run:
+        raise SystemExit(f"FAILED: case files could not run in {', '.join(report.not_run)} (see above)")
+
+
+def cmd_submission_package(args: argparse.Namespace) -> None:
+    from portability_data.dataset.submission.files import SubmissionError
+    from portability_data.dataset.submission.package import package
+
+    try:
+        system = package(args.root, args.run_ids, args.out)
+    except SubmissionError as exc:
+        raise SystemExit(f"error: {exc}") from None
+    for run in system["runs"]:
+        print(f"{run['run_id']}: {', '.join(f['path'] for f in run['files'])}")
+    print(f"-> {args.out} (with system.json); next: portability submission check {args.out}")
+
+
+def cmd_submission_check(args: argparse.Namespace) -> None:
+    from portability_data.dataset.submission.check import check_submission
+    from portability_data.dataset.submission.files import SubmissionError
+
+    try:
+        report = check_submission(args.paths, args.root, args.base)
+    except SubmissionError as exc:
+        raise SystemExit(f"error: {exc}") from None
+    if report.problems:
+        print("\n".join(report.lines()), file=sys.stderr)
+        print(f"FAILED: {len(report.problems)} problem(s) above, one per line", file=sys.stderr)
+        raise SystemExit(1)
+    print("\n".join(report.summary()))
+
+
+def cmd_reference_import(args: argparse.Namespace) -> None:
+    from portability_data.pipeline.reference import import_reference
+
+    written = import_reference(Path(args.dir), args.out, args.runs_out)
+    print(f"{len(written)} shard(s) written")
+
+
+def cmd_published_import(args: argparse.Namespace) -> None:
+    from portability_data.pipeline.published import PublishedImportError, import_published
+
+    try:
+        written = import_published(Path(args.path), args.out)
+    except PublishedImportError as exc:
+        raise SystemExit(f"error: {exc}") from None
+    print(f"published values -> {written}")
+
+
+def cmd_reproduce(args: argparse.Namespace) -> None:
+    from portability_data.pipeline.reproduction import equal_counts, run_reproduce
+    from portability_data.tables.tableio import read_table
+
+    written = run_reproduce(
+        args.published, args.outcomes, args.latencies, args.results, args.samples, args.out
+    )
+    for row in equal_counts(read_table("reproduction", written)).itertuples(index=False):
+        print(f"{row.published_table}: {row.equal}/{row.total} equal at the printed precision")
+
+
+def cmd_aggregate(args: argparse.Namespace) -> None:
+    from portability_data.pipeline.aggregate import run_aggregate
+
+    run_aggregate(
+        args.results,
+        args.runs,
+        args.outcomes,
+        args.latencies,
+        cases_path=args.cases,
+        quarantine=args.quarantine,
+    )
+
+
+def cmd_report(args: argparse.Namespace) -> None:
+    from portability_data.report.build import run_report
+
+    run_report(Path("data"), args.out, args.metrics)
+
+
+def cmd_dataset_build(args: argparse.Namespace) -> None:
+    from portability_data.dataset.build import build_dataset
+
+    params = load_params(args.params)
+    build_dataset(Path("data"), Path("DATASET_CARD.md"), params["dataset"])
+    print("data/README.md written")
+
+
+def cmd_dataset_card(args: argparse.Namespace) -> None:
+    from portability_data.dataset.folder import sync_card
+
+    changed = sync_card(Path("DATASET_CARD.md"))
+    print("DATASET_CARD.md " + ("updated" if changed else "already up to date"))
+
+
+def cmd_dataset_publish(args: argparse.Namespace) -> None:
+    from portability_data.dataset.publish import PublishError, publish_folder
+
+    try:
+        publish_folder(Path("data"), args.repo_id, revision=args.revision, create_pr=args.create_pr)
+    except PublishError as exc:
+        raise SystemExit(f"error: {exc}") from None
+    print(f"published data/ to {args.repo_id}" + (f" at {args.revision}" if args.revision else ""))
+
+
+def cmd_schemas_export(args: argparse.Namespace) -> None:
+    from portability_data.tables.schemas import export_all
+
+    for path in export_all(args.out):
+        print(path)

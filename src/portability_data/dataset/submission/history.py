@@ -1,0 +1,174 @@
+"""The harness and case digests of this repository's commits, read from git objects.
+
+A submission's runs row names the digests of the harness and cases that ran it; the check accepts
+them only if a commit of this repository has them. `CommitDigests` computes them per commit the way
+`runner.provenance` computes them on disk, from one `git cat-file --batch` process.
+"""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+from portability_data.dataset.submission.files import SubmissionError
+from portability_data.runner.provenance import HARNESS_FILES, harness_digest_of, sha256_of_parts
+from portability_data.tables.contracts import FRAMEWORKS
+
+# Where the HARNESS_FILES live in the repository: runner/ since the layered layout, the package
+# root before it (a submission may match a commit of either).
+HARNESS_DIRS = ("src/portability_data/runner", "src/portability_data")
+CASES_DIR = "cases"
+MAX_COMMITS = 500  # newest commits of `git rev-list --all` whose digests a submission may match
+
+
+def git_output(repo_root: Path, *args: str) -> str:
+    """stdout of a read-only git command in the repository (raises SubmissionError on failure)."""
+    done = subprocess.run(
+        ["git", "-C", str(repo_root), *args], capture_output=True, text=True, check=False, timeout=120
+    )
+    if done.returncode != 0:
+        raise SubmissionError(f"`git {' '.join(args)}` failed in {repo_root}: {done.stderr.strip()}")
+    return done.stdout
+
+
+def parse_tree(data: bytes) -> dict[str, tuple[str, str]]:
+    """name -> (mode, object id) of a raw git tree object (`<mode> <name>\\0<20-byte id>` entries)."""
+    entries, at = {}, 0
+    while at < len(data):
+        space = data.index(b" ", at)
+        nul = data.index(b"\0", space)
+        name = data[space + 1 : nul].decode("utf-8", "surrogateescape")
+        entries[name] = (data[at:space].decode(), data[nul + 1 : nul + 21].hex())
+        at = nul + 21
+    return entries
+
+
+class CommitDigests:
+    """The harness and per-case digests of this repository's newest commits, computed the way
+    `runner.provenance.harness_digest` and `case_digests` compute them, from git objects read by one
+    `git cat-file --batch` process. Objects are cached by id (commits sharing a cases/ tree are read
+    once) and commits are scanned newest first only as far as a lookup needs."""
+
+    def __init__(self, repo_root: Path, max_commits: int = MAX_COMMITS, base: str | None = None) -> None:
+        self.repo_root = repo_root
+        # With a base (a pull request's target), only the base's history counts: a pull request
+        # must not be able to vouch for runs made with a harness or cases it brings itself.
+        scope = [base] if base else ["--all"]
+        self.commits = git_output(repo_root, "rev-list", *scope, f"--max-count={max_commits}").split()
+        self.harness: dict[str, str] = {}  # digest -> newest commit it is the harness of
+        self.cases: dict[tuple[str, str], str] = {}  # (case_id, digest) -> newest commit
+        self._scanned = 0
+        self._objects: dict[str, bytes] = {}
+        self._case_sets: dict[str, list[tuple[str, str]]] = {}  # cases/ tree id -> its case digests
+        self._harness_of: dict[tuple[str, ...], str] = {}
+        self._case_of: dict[tuple[str, str | None], tuple[str, str] | None] = {}
+        self._batch: subprocess.Popen[bytes] | None = None
+
+    def unknown(
+        self, harness: set[str], cases: set[tuple[str, str]]
+    ) -> tuple[set[str], set[tuple[str, str]]]:
+        """The harness digests and (case_id, digest) pairs that no scanned commit has."""
+        try:
+            while self._scanned < len(self.commits) and (
+                harness - self.harness.keys() or cases - self.cases.keys()
+            ):
+                self._scan(self.commits[self._scanned])
+                self._scanned += 1
+        finally:
+            self.close()
+        return harness - self.harness.keys(), cases - self.cases.keys()
+
+    def close(self) -> None:
+        if self._batch is not None:
+            assert self._batch.stdin is not None
+            self._batch.stdin.close()
+            self._batch.wait(timeout=30)
+            self._batch = None
+
+    def _read(self, name: str) -> tuple[str, bytes] | None:
+        """(object id, content) of `name` (an id or `<commit>:<path>`); None where it does not exist."""
+        if self._batch is None:
+            self._batch = subprocess.Popen(
+                ["git", "-C", str(self.repo_root), "cat-file", "--batch"],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+            )
+        assert self._batch.stdin is not None and self._batch.stdout is not None
+        self._batch.stdin.write(name.encode() + b"\n")
+        self._batch.stdin.flush()
+        header = self._batch.stdout.readline().split()
+        if len(header) != 3:  # "<name> missing" (or ambiguous)
+            return None
+        content = self._batch.stdout.read(int(header[2]))
+        self._batch.stdout.read(1)  # the newline after the content
+        return header[0].decode(), content
+
+    def _object(self, object_id: str) -> bytes:
+        if object_id not in self._objects:
+            found = self._read(object_id)
+            self._objects[object_id] = found[1] if found else b""
+        return self._objects[object_id]
+
+    def _scan(self, commit: str) -> None:
+        cases = self._read(f"{commit}:{CASES_DIR}")
+        case_entries = parse_tree(cases[1]) if cases else {}
+        if cases is not None:
+            if cases[0] not in self._case_sets:
+                self._case_sets[cases[0]] = self._case_digests(case_entries)
+            for key in self._case_sets[cases[0]]:
+                self.cases.setdefault(key, commit)
+        ids: list[str] = []
+        for folder in HARNESS_DIRS:
+            package = self._read(f"{commit}:{folder}")
+            entries = parse_tree(package[1]) if package is not None else {}
+            ids = [entries[name][1] for name in HARNESS_FILES if name in entries]
+            if len(ids) == len(HARNESS_FILES):
+                break
+        if len(ids) != len(HARNESS_FILES):
+            return
+        conftest = case_entries.get("conftest.py", ("", ""))[1]
+        key = (*ids, conftest)
+        if key not in self._harness_of:
+            files = [self._object(object_id) for object_id in ids]
+            # as harness_digest: b"" if the conftest is absent
+            self._harness_of[key] = harness_digest_of(files, self._object(conftest) if conftest else b"")
+        self.harness.setdefault(self._harness_of[key], commit)
+
+    def _case_digests(self, case_entries: dict[str, tuple[str, str]]) -> list[tuple[str, str]]:
+        """(case_id, digest) of every row file cases/<framework>/*.yaml of one cases/ tree."""
+        files: dict[str, str] = {}
+        for framework in FRAMEWORKS:
+            mode, tree_id = case_entries.get(framework, ("", ""))
+            if mode != "40000":
+                continue
+            for name, (file_mode, object_id) in parse_tree(self._object(tree_id)).items():
+                if file_mode.startswith("100"):
+                    files[f"{CASES_DIR}/{framework}/{name}"] = object_id
+        found = []
+        for path, row_id in files.items():
+            if path.endswith(".yaml"):
+                digest = self._case_digest(row_id, files)
+                if digest is not None:
+                    found.append(digest)
+        return found
+
+    def _case_digest(self, row_id: str, files: dict[str, str]) -> tuple[str, str] | None:
+        """(case_id, digest) of a row file as runner.provenance.case_digests makes it: row bytes, then
+        test bytes."""
+        import yaml
+
+        row_bytes = self._object(row_id)
+        try:
+            row = yaml.load(row_bytes, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+        except yaml.YAMLError:
+            return None
+        if not isinstance(row, dict) or not isinstance(row.get("case_id"), str):
+            return None
+        test_id = files.get(str(row["test_file"])) if row.get("test_file") else None
+        if row.get("test_file") and test_id is None:
+            return None  # the runner could not have run it
+        key = (row_id, test_id)
+        if key not in self._case_of:
+            parts = [row_bytes] + ([self._object(test_id)] if test_id else [])
+            self._case_of[key] = (row["case_id"], sha256_of_parts(*parts))
+        return self._case_of[key]

@@ -1,0 +1,207 @@
+"""Pooling results rows into subtests (aggregate.py's docstring has the rules): which rows are pooled
+(`supersede`: per setting and case, only runs of the newest harness and case files) and the
+`Subtest` that each (case_id, subtest) of a function group collects from them.
+
+Outcomes and latencies are both computed from these subtests, so they live apart from either.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import pandas as pd
+
+from portability_data.pipeline.frames import column_values, plain_frame
+
+FAILING = frozenset({"failed", "error", "timeout", "crashed", "memory"})
+GROUP = ("source", "framework", "framework_version", "function", "device", "device_model", "mode")
+
+
+@dataclass
+class Subtest:
+    """Everything aggregation needs about one subtest of one function group."""
+
+    outcomes: list[str] = field(default_factory=list)
+    categories: list[str | None] = field(default_factory=list)
+    ops: dict[tuple[str, int], list[float]] = field(default_factory=dict)
+    order_dependent: bool = False  # a failing row passed alone in a fresh worker
+    not_compiled: bool = False  # compiled mode, but some row did not really compile
+
+    def status(self) -> str:
+        """failed / passed / unknown / harness / skipped, per the rule in aggregate.py's docstring."""
+        counted = [(o, c) for o, c in zip(self.outcomes, self.categories) if o != "skipped"]
+        if any(o in FAILING and c != "harness" for o, c in counted):
+            return "failed"
+        plain = [o for o, c in counted if not (o in FAILING and c == "harness")]
+        if plain and all(o == "passed" for o in plain):
+            return "passed"
+        if any(o == "unknown" for o in plain):
+            return "unknown"
+        if counted:
+            return "harness" if not plain else "unknown"
+        return "skipped"
+
+    def has_passing_result(self) -> bool:
+        """The study's latency filter: kept unless no row passed (unknown and harness rows keep it)."""
+        return any(
+            o in ("passed", "unknown") or (o in FAILING and c == "harness")
+            for o, c in zip(self.outcomes, self.categories)
+        )
+
+    def dominant_category(self) -> str | None:
+        pairs = zip(self.outcomes, self.categories)
+        return most_common_value(c or "other" for o, c in pairs if o in FAILING and c != "harness")
+
+    def timed_in_every_run(self, repeats: Mapping[str, int]) -> bool:
+        """Operation timings in every repeat of every run the subtest appears in."""
+        runs = {run_id for run_id, _ in self.ops}
+        return bool(runs) and all(
+            self.ops.get((run_id, r)) for run_id in runs for r in range(repeats.get(run_id, 1))
+        )
+
+    def pooled(self) -> list[float]:
+        return [v for key in sorted(self.ops) for v in self.ops[key]]
+
+
+def most_common_value(values: Iterable[str]) -> str | None:
+    counts = Counter(values)
+    if not counts:
+        return None
+    return sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))[0][0]
+
+
+def collect_subtests(results: pd.DataFrame) -> dict[tuple, dict[tuple[str, str], Subtest]]:
+    """group key (GROUP columns) -> (case_id, subtest) -> Subtest, from results rows."""
+    needed = (
+        *GROUP,
+        "case_id",
+        "subtest",
+        "run_id",
+        "repeat",
+        "outcome",
+        "failure_category",
+        "op_latencies_ms",
+    )
+    columns = {name: column_values(results[name]) for name in needed}
+    for optional in ("execution", "confirmation"):  # absent from frames built before schema 2
+        columns[optional] = column_values(results[optional]) if optional in results else [None] * len(results)
+    groups: dict[tuple, dict[tuple[str, str], Subtest]] = defaultdict(dict)
+    for i in range(len(results)):
+        group = tuple(columns[name][i] for name in GROUP)
+        key = (columns["case_id"][i], columns["subtest"][i])
+        subtest = groups[group].get(key)
+        if subtest is None:
+            subtest = groups[group][key] = Subtest()
+        outcome, category = columns["outcome"][i], columns["failure_category"][i]
+        if columns["confirmation"][i] == "order_dependent" and outcome in FAILING:
+            subtest.order_dependent = True
+            outcome, category = "passed", None
+        if columns["mode"][i] == "compiled" and columns["execution"][i] not in (None, "compiled"):
+            subtest.not_compiled = True
+        subtest.outcomes.append(outcome)
+        subtest.categories.append(category)
+        slot = (columns["run_id"][i], int(columns["repeat"][i]))
+        subtest.ops.setdefault(slot, [])
+        subtest.ops[slot] = subtest.ops[slot] + [float(v) for v in (columns["op_latencies_ms"][i] or [])]
+    return groups
+
+
+def repeats_per_run(runs: pd.DataFrame | None, results: pd.DataFrame) -> dict[str, int]:
+    """run_id -> repeats, from the runs table; runs missing there fall back to the repeats seen."""
+    seen: dict[str, int] = defaultdict(int)
+    for run_id, repeat in zip(column_values(results["run_id"]), column_values(results["repeat"])):
+        seen[run_id] = max(seen[run_id], int(repeat) + 1)
+    if runs is not None and len(runs):
+        for run_id, repeats in zip(column_values(runs["run_id"]), column_values(runs["repeats"])):
+            seen[run_id] = int(repeats)
+    return dict(seen)
+
+
+SETTING = ("source", "framework", "framework_version", "device", "device_model", "mode")
+
+
+def supersede(results: pd.DataFrame, runs: pd.DataFrame | None) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(results to pool, superseded runs). Per setting and case, the newest run that ran the case
+    (runs.started_at) fixes the harness digest and the case's digest; rows of that case from runs
+    made with another harness or other case files are superseded, and so are all rows of runs
+    without digests (made before runs recorded them) in a setting where a run has them. Settings
+    where no run has digests (the study's) are pooled as they are. The superseded table has one
+    row per run: run_id, setting, superseded rows, reason, the run that superseded it."""
+    columns = ["run_id", *SETTING, "n_rows", "reason", "superseded_by"]
+    if runs is None or not len(runs) or "harness_digest" not in runs or not len(results):
+        return results, pd.DataFrame(columns=columns)
+    facts: dict[str, dict[str, Any]] = {}
+    for record in plain_frame(runs).to_dict("records"):
+        digests = record.get("case_digests")
+        facts[record["run_id"]] = {
+            "setting": tuple(record[c] for c in SETTING),
+            "started": str(record.get("started_at") or ""),
+            "harness": record.get("harness_digest")
+            if isinstance(record.get("harness_digest"), str)
+            else None,
+            "cases": json_object(digests),
+        }
+    run_ids, case_ids = column_values(results["run_id"]), column_values(results["case_id"])
+    newest: dict[tuple, tuple[str, str, str | None, str | None]] = {}
+    for run_id, case_id in set(zip(run_ids, case_ids)):
+        fact = facts.get(run_id)
+        if fact is None or fact["harness"] is None:
+            continue
+        key = (fact["setting"], case_id)
+        candidate = (fact["started"], run_id, fact["harness"], fact["cases"].get(case_id))
+        if key not in newest or candidate[:2] > newest[key][:2]:
+            newest[key] = candidate
+    settings_with_digests = {setting for setting, _ in newest}
+    keep, dropped = [], Counter()
+    reasons: dict[str, tuple[str, str]] = {}
+    for run_id, case_id in zip(run_ids, case_ids):
+        fact = facts.get(run_id)
+        if fact is None or fact["setting"] not in settings_with_digests:
+            keep.append(True)
+            continue
+        best = newest.get((fact["setting"], case_id))
+        if best is None or best[1] == run_id:
+            keep.append(True)
+            continue
+        if fact["harness"] is None:
+            reason = "made before runs recorded harness and case digests"
+        elif fact["harness"] != best[2]:
+            reason = "older harness"
+        elif fact["cases"].get(case_id) != best[3]:
+            reason = "older case files"
+        else:
+            keep.append(True)
+            continue
+        keep.append(False)
+        dropped[run_id] += 1
+        reasons.setdefault(run_id, (reason, best[1]))
+    superseded = pd.DataFrame(
+        [
+            {
+                "run_id": run_id,
+                **dict(zip(SETTING, facts[run_id]["setting"])),
+                "n_rows": n,
+                "reason": reasons[run_id][0],
+                "superseded_by": reasons[run_id][1],
+            }
+            for run_id, n in sorted(dropped.items())
+        ],
+        columns=columns,
+    )
+    return results[keep].reset_index(drop=True), superseded
+
+
+def json_object(text: Any) -> dict[str, Any]:
+    """A JSON object column value as a dict ({} for null or malformed)."""
+    import json
+
+    if not isinstance(text, str):
+        return {}
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return {}
+    return value if isinstance(value, dict) else {}

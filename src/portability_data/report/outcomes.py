@@ -1,0 +1,192 @@
+"""What was measured and how it came out, per setting: the settings and sample coverage, how our
+runs executed (eager, compiled, graph breaks, ...), and failure rates by frequency bucket and by
+failure category (the study's Table 1 family beyond the outcome shares the pipeline computes)."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from portability_data.pipeline.aggregate import supersede
+from portability_data.report.inputs import (
+    BUCKET_ORDER,
+    FAILING,
+    KNOWN,
+    SETTING_KEYS,
+    STUDY,
+    canonical_function,
+    in_reading_order,
+    is_primary,
+    setting_order,
+    with_setting,
+)
+
+FAILING_OUTCOMES = ("failed", "error", "timeout", "crashed", "memory")
+
+
+def how_runs_ran(
+    results: pd.DataFrame | None, runs: pd.DataFrame | None
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(execution counts, superseded runs). Per setting of the pooled (not superseded) runs that
+    record it: subtests by how they executed, the share of compiled-mode cases whose function under
+    test really compiled, order-dependent subtests, and the share of failing rows no rule
+    classified. A subtest counts under the least compiled of its rows."""
+    columns = [
+        *SETTING_KEYS,
+        "n_cases",
+        "n_subtests",
+        "eager",
+        "compiled",
+        "graph_breaks",
+        "eager_fallback",
+        "not_routed",
+        "pct_cases_compiled",
+        "n_order_dependent",
+        "n_failing_rows",
+        "pct_unclassified",
+    ]
+    if results is None or results.empty or "execution" not in results:
+        return pd.DataFrame(columns=columns), pd.DataFrame()
+    kept, superseded = supersede(results, runs)
+    kept = kept[kept["execution"].notna()]
+    rank = ["not_routed", "eager_fallback", "graph_breaks", "compiled", "eager"]
+    rows = []
+    for setting, group in kept.groupby(SETTING_KEYS):
+        worst = group.groupby(["case_id", "subtest"])["execution"].agg(lambda v: min(v, key=rank.index))
+        counts = worst.value_counts()
+        by_case = worst.groupby(level=0).agg(lambda v: all(e == "compiled" for e in v))
+        failing = group[group["outcome"].isin(FAILING_OUTCOMES)]
+        order_dependent = group[group["confirmation"] == "order_dependent"][["case_id", "subtest"]]
+        compiled_mode = setting[-1] == "compiled"
+        rows.append(
+            {
+                **dict(zip(SETTING_KEYS, setting)),
+                "n_cases": int(worst.index.get_level_values(0).nunique()),
+                "n_subtests": len(worst),
+                **{e: int(counts.get(e, 0)) for e in rank[::-1]},
+                "pct_cases_compiled": round(100.0 * by_case.mean(), 1)
+                if compiled_mode and len(by_case)
+                else None,
+                "n_order_dependent": len(order_dependent.drop_duplicates()),
+                "n_failing_rows": len(failing),
+                "pct_unclassified": round(100.0 * (failing["failure_rule"] == "unclassified").mean(), 1)
+                if len(failing)
+                else 0.0,
+            }
+        )
+    return in_reading_order(pd.DataFrame(rows, columns=columns)), superseded
+
+
+def _buckets(samples: pd.DataFrame) -> dict[tuple[str, str], str]:
+    """(framework, function) -> frequency bucket; the study's sample wins where a function is in two."""
+    out: dict[tuple[str, str], str] = {}
+    if samples.empty:
+        return out
+    ordered = samples.assign(_study=samples["sample_id"] != STUDY).sort_values(["_study", "sample_id"])
+    for framework, function, bucket in zip(ordered["framework"], ordered["function"], ordered["bucket"]):
+        out.setdefault((framework, canonical_function(framework, function)), str(bucket))
+    return out
+
+
+def failure_by_bucket(outcomes: pd.DataFrame, samples: pd.DataFrame) -> pd.DataFrame:
+    """Per setting and frequency bucket: functions of known outcome, % failing (partial or complete)."""
+    columns = [*SETTING_KEYS, "bucket", "n_known", "n_failing", "pct_failing"]
+    buckets = _buckets(samples)
+    if outcomes.empty or not buckets:
+        return pd.DataFrame(columns=columns)
+    frame = outcomes.assign(
+        bucket=[buckets.get((fw, fn)) for fw, fn in zip(outcomes["framework"], outcomes["function"])]
+    )
+    frame = frame[frame["bucket"].notna() & frame["outcome"].isin(KNOWN)]
+    if frame.empty:
+        return pd.DataFrame(columns=columns)
+    grouped = frame.groupby([*SETTING_KEYS, "bucket"])["outcome"]
+    table = pd.DataFrame(
+        {"n_known": grouped.size(), "n_failing": grouped.apply(lambda s: int(s.isin(FAILING).sum()))}
+    )
+    table["pct_failing"] = (100.0 * table["n_failing"] / table["n_known"]).round(1)
+    table = table.reset_index()
+    table["_b"] = [BUCKET_ORDER.index(b) if b in BUCKET_ORDER else 99 for b in table["bucket"]]
+    return table.sort_values([*SETTING_KEYS, "_b"]).drop(columns="_b").reset_index(drop=True)[columns]
+
+
+def failure_categories(outcomes: pd.DataFrame, results: pd.DataFrame | None) -> pd.DataFrame:
+    """Per setting and failure category: failing functions (by their dominant category) and failing
+    subtest rows (from results, where read). Harness failures are the study's, not the function's."""
+    columns = [*SETTING_KEYS, "failure_category", "functions", "subtest_rows"]
+    failing = outcomes[outcomes["outcome"].isin(FAILING)] if len(outcomes) else outcomes
+    functions = (
+        failing.assign(failure_category=failing["dominant_failure_category"].fillna("other"))
+        .groupby([*SETTING_KEYS, "failure_category"])
+        .size()
+        .rename("functions")
+        if len(failing)
+        else pd.Series(dtype=float, name="functions")
+    )
+    rows = pd.Series(dtype=float, name="subtest_rows")
+    if results is not None and len(results):
+        bad = results[results["failure_category"].notna() & (results["failure_category"] != "harness")]
+        if len(bad):
+            rows = bad.groupby([*SETTING_KEYS, "failure_category"]).size().rename("subtest_rows")
+    if functions.empty and rows.empty:
+        return pd.DataFrame(columns=columns)
+    table = pd.concat([functions, rows], axis=1).fillna(0).astype(int).reset_index()
+    table.columns = columns
+    return table.sort_values(columns[:7]).reset_index(drop=True)
+
+
+def bucket_matrix(table: pd.DataFrame) -> pd.DataFrame:
+    """The bucket table for reading: a row per setting, a column per bucket, cells '% failing (n)'."""
+    if table.empty:
+        return pd.DataFrame(columns=["setting", *BUCKET_ORDER])
+    frame = with_setting(table)
+    frame = frame.assign(cell=[f"{p:.0f}% ({n})" for p, n in zip(frame["pct_failing"], frame["n_known"])])
+    matrix = frame.pivot_table(index="setting", columns="bucket", values="cell", aggfunc="first")
+    matrix = matrix.reindex(columns=[b for b in BUCKET_ORDER if b in matrix.columns]).fillna("")
+    matrix = matrix.reindex(list(reversed(setting_order(frame))))
+    matrix.columns.name = None
+    return matrix.reset_index()
+
+
+def sample_coverage(outcomes: pd.DataFrame, samples: pd.DataFrame) -> pd.DataFrame:
+    """Per sample and framework: sampled functions, how many have outcome rows under the same name
+    (TensorFlow's `tf.` spelling matched as `tensorflow.`), and which do not: name mismatches show here."""
+    columns = ["sample_id", "framework", "sampled", "with_outcomes", "missing_examples"]
+    if samples.empty:
+        return pd.DataFrame(columns=columns)
+    measured = set(zip(outcomes["framework"], outcomes["function"])) if len(outcomes) else set()
+    rows = []
+    tested = samples[samples["status"] != "replaced"]
+    for (sample_id, framework), group in tested.groupby(["sample_id", "framework"]):
+        names = sorted(set(group["function"]))
+        missing = [n for n in names if (framework, n) not in measured]
+        rows.append(
+            {
+                "sample_id": sample_id,
+                "framework": framework,
+                "sampled": len(names),
+                "with_outcomes": len(names) - len(missing),
+                "missing_examples": ", ".join(missing[:5]),
+            }
+        )
+    return pd.DataFrame(rows, columns=columns)
+
+
+def settings_overview(
+    outcomes: pd.DataFrame, latencies: pd.DataFrame, primary: dict[tuple, str]
+) -> pd.DataFrame:
+    """Every measured setting: functions, how many have a known outcome, how many were timed."""
+    columns = [*SETTING_KEYS, "primary_model", "n_functions", "n_known_outcome", "n_timed"]
+    if outcomes.empty and latencies.empty:
+        return pd.DataFrame(columns=columns)
+    counts = outcomes.groupby(SETTING_KEYS).agg(
+        n_functions=("function", "size"), n_known_outcome=("outcome", lambda s: int(s.isin(KNOWN).sum()))
+    )
+    unpaired = latencies[latencies["reference_device"].isna()] if len(latencies) else latencies
+    timed = unpaired.groupby(SETTING_KEYS).size().rename("n_timed") if len(unpaired) else None
+    table = counts.join(timed, how="outer") if timed is not None else counts.assign(n_timed=0)
+    table = table.fillna(0).astype(int).reset_index()
+    table["primary_model"] = [
+        "yes" if is_primary(primary, s, d, dm) else ""
+        for s, f, v, d, dm, m in table[SETTING_KEYS].itertuples(index=False)
+    ]
+    return in_reading_order(table)[columns]

@@ -1,0 +1,153 @@
+"""Where and with what code a run ran: host facts, package versions, and the code digests.
+
+The runs row records the host (CPU, its kernel-relevant features, cores, memory), the packages
+and git commit, and sha256 digests of the harness and of every case that ran, so that a changed
+harness or case is a new run and a submission can be traced to a commit of this repository
+(dataset/submission computes the same digests from git objects, with these functions).
+`harness_digest` hashes HARNESS_FILES beside this module: this module must stay in runner/.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import platform
+import re
+import subprocess
+from pathlib import Path
+from typing import Any
+
+from portability_data.runner.case_rows import load_rows
+from portability_data.runner.spec import Paths, RunSpec, select_cases
+
+
+def cpu_model() -> str:
+    """The host CPU's name, as the harness reads it (harness.py keeps its private name: its bytes
+    are the harness digest)."""
+    from portability_data.runner.harness import _cpu_model as model
+
+    return model()
+
+
+# CPU features that change which kernels a framework picks (vector width, bf16/fp16, matrix units).
+CPU_FEATURES = (
+    "sse4_2", "avx", "f16c", "fma", "avx2", "avx512f", "avx512dq", "avx512bw", "avx512vl",
+    "avx512_vnni", "avx512_bf16", "avx512_fp16", "avx_vnni", "amx_tile", "amx_bf16", "amx_int8",
+    "asimd", "sve", "sve2",
+)  # fmt: skip
+
+
+def host_facts() -> dict[str, Any]:
+    """The host beyond its CPU name: the features its kernels can use, cores and memory."""
+    flags: set[str] = set()
+    with contextlib.suppress(OSError):
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith(("flags", "Features")):
+                flags.update(line.split(":", 1)[1].split())
+                break
+    memory_mb = None
+    with contextlib.suppress(OSError, ValueError, IndexError):
+        for line in Path("/proc/meminfo").read_text().splitlines():
+            if line.startswith("MemTotal:"):
+                memory_mb = int(line.split()[1]) // 1024
+    try:
+        cpus = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        cpus = os.cpu_count() or 1
+    return {
+        "cpu_flags": " ".join(f for f in CPU_FEATURES if f in flags) or None,
+        "cpu_count": cpus,
+        "memory_mb": memory_mb,
+    }
+
+
+HARNESS_FILES = ("harness.py", "worker.py")  # the code that decides how a case runs and is timed
+# The runner package's own dotted path, as the harness files name it. It is written as the package
+# root before hashing, so the digest is of the code, not of where the package lives: the move of
+# the flat modules into runner/ (issue 17) is not a harness change, and every other byte is.
+RUNNER_PACKAGE = re.compile(rb"\bportability_data\.runner\b")
+
+
+def sha256_of_parts(*parts: bytes) -> str:
+    """sha256 over the sha256 of each part (so parts cannot run into each other)."""
+    digest = hashlib.sha256()
+    for part in parts:
+        digest.update(hashlib.sha256(part).digest())
+    return digest.hexdigest()
+
+
+def relocatable(source: bytes) -> bytes:
+    """A harness file as hashed: its bytes with the runner package's dotted path made neutral."""
+    return RUNNER_PACKAGE.sub(b"portability_data", source)
+
+
+def harness_digest_of(harness_files: list[bytes], conftest: bytes) -> str:
+    """The harness digest of the HARNESS_FILES' bytes (in that order) and the cases' conftest."""
+    return sha256_of_parts(*(relocatable(part) for part in [*harness_files, conftest]))
+
+
+def harness_digest(cases_dir: Path) -> str:
+    """sha256 over the harness and worker code and the cases' conftest (which loads the harness)."""
+    here = Path(__file__).resolve().parent
+    conftest = cases_dir / "conftest.py"
+    return harness_digest_of(
+        [(here / name).read_bytes() for name in HARNESS_FILES],
+        conftest.read_bytes() if conftest.exists() else b"",
+    )
+
+
+def case_digests(paths: Paths, case_ids: Any, framework: str) -> dict[str, str]:
+    """case_id -> sha256 of its row file and test file, as they are on disk now."""
+    rows = {r["case_id"]: r for r in load_rows(paths.cases_dir, paths.repo_root, (framework,))}
+    found = {}
+    for case_id in sorted(case_ids):
+        row = rows.get(case_id)
+        if row is None:
+            continue
+        parts = [(paths.repo_root / row["_row_file"]).read_bytes()]
+        if row.get("test_file"):
+            parts.append((paths.repo_root / row["test_file"]).read_bytes())
+        found[case_id] = sha256_of_parts(*parts)
+    return found
+
+
+def code_digests(paths: Paths, spec: RunSpec) -> dict[str, Any]:
+    """The runs row's digests: what code ran the cases, and which version of each case ran."""
+    cases = [r["case_id"] for r in select_cases(spec, paths)]
+    digests = case_digests(paths, cases, spec.framework)
+    return {
+        "harness_digest": harness_digest(paths.cases_dir),
+        "cases_digest": sha256_of_parts(*(f"{k}={v}".encode() for k, v in sorted(digests.items()))),
+        "case_digests": json.dumps(digests, sort_keys=True),
+    }
+
+
+def package_versions(framework: str) -> dict[str, str]:
+    """Versions of Python, the framework's packages, NumPy, pytest and this package (those found)."""
+    from importlib import metadata
+
+    names = {"torch": ["torch"], "tensorflow": ["tensorflow", "tensorflow-cpu"], "jax": ["jax", "jaxlib"]}
+    found = {"python": platform.python_version()}
+    for name in [*names[framework], "numpy", "pytest", "portability-data"]:
+        try:
+            found[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            continue
+    return found
+
+
+def git_commit(repo_root: Path) -> str | None:
+    """The checkout's HEAD commit (None outside git or where git is absent)."""
+    try:
+        out = subprocess.run(
+            ["git", "-C", str(repo_root), "rev-parse", "HEAD"],
+            capture_output=True,
+            text=True,
+            timeout=10,
+            check=False,
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return out.stdout.strip() or None

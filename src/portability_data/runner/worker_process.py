@@ -1,0 +1,215 @@
+"""The case worker process as the supervisor sees it: started, fed, watched, killed.
+
+One worker (`python -m portability_data.runner.worker`) serves many case files. This module starts
+it in a scrubbed environment, reads its events from a pipe, polls its resident memory against the
+cap, and names the ways it can go down (died, over memory, hung), so that the supervisor's loop
+deals in events and faults only, never in pipes, process groups or /proc.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import select
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from portability_data.runner.spec import Paths, RunSpec
+
+# Environment a case worker may see; everything else (tokens, cloud credentials) is scrubbed.
+ENV_ALLOWED = {"PATH", "LANG", "LANGUAGE", "TZ", "LD_LIBRARY_PATH", "VIRTUAL_ENV", "PYTHONHASHSEED"}
+ENV_ALLOWED_PREFIXES = (
+    "LC_",
+    "CUDA_",
+    "NVIDIA_",
+    "XLA_",
+    "TPU_",
+    "JAX_",
+    "TF_",
+    "PJRT_",
+    "OMP_",
+    "MKL_",
+    "PORTABILITY_",
+)
+ENV_DENIED_WORDS = ("TOKEN", "SECRET", "PASSWORD", "CREDENTIAL", "API_KEY", "ACCESS_KEY")
+
+
+MEMORY_POLL_S = 0.05  # how often a busy event stream pauses for a look at the worker's memory
+
+
+@dataclass
+class WorkerInfo:
+    """What a worker said of the device when it was ready (journaled once per run)."""
+
+    device_model: str
+    framework_version: str
+    timer_floor_ms: float | None
+    driver: str | None
+    build: dict[str, Any] | None = None
+
+
+class Worker:
+    """A supervised case worker process: events over a pipe, RSS polled for the memory cap."""
+
+    def __init__(self, spec: RunSpec, paths: Paths, scratch: Path, log_path: Path) -> None:
+        self.spec, self.paths, self.scratch = spec, paths, scratch
+        read_fd, write_fd = os.pipe()
+        env = worker_environment(spec, paths, scratch, write_fd)
+        self.log = open(log_path, "ab")  # noqa: SIM115 (lives as long as the worker)
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "portability_data.runner.worker"],
+            stdin=subprocess.PIPE,
+            stdout=self.log,
+            stderr=subprocess.STDOUT,
+            cwd=scratch,
+            env=env,
+            pass_fds=(write_fd,),
+            start_new_session=True,
+        )
+        os.close(write_fd)
+        self.events = os.fdopen(read_fd, "rb")
+        self._buffer = b""
+        self._memory_checked = 0.0
+
+    def next_event(self, timeout: float) -> dict[str, Any] | None:
+        """The next event, or None on timeout; raises WorkerDied if the process ended."""
+        deadline = time.monotonic() + timeout
+        while True:
+            if b"\n" in self._buffer:
+                line, self._buffer = self._buffer.split(b"\n", 1)
+                return json.loads(line)
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                return None
+            ready, _, _ = select.select([self.events], [], [], min(remaining, 0.1))
+            if ready:
+                chunk = os.read(self.events.fileno(), 1 << 16)
+                if not chunk:
+                    self.process.wait()
+                    raise WorkerDied(self.process.returncode)
+                self._buffer += chunk
+            # Memory is read from /proc while the worker is quiet, and at most every
+            # MEMORY_POLL_S while events stream in (a read walks the worker's threads: ~0.25 ms).
+            now = time.monotonic()
+            if not ready or now - self._memory_checked >= MEMORY_POLL_S:
+                self._memory_checked = now
+                rss = self.rss_mb()
+                if rss > self.spec.memory_mb:
+                    raise WorkerOverMemory(rss)
+
+    def rss_mb(self) -> float:
+        """Resident memory of the worker and its children, from /proc (0 where unknown)."""
+        total = 0
+        for pid in _process_tree(self.process.pid):
+            try:
+                with open(f"/proc/{pid}/statm") as handle:
+                    total += int(handle.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+            except (OSError, ValueError, IndexError):
+                continue
+        return total / 2**20
+
+    def send(self, request: dict[str, Any]) -> None:
+        assert self.process.stdin is not None
+        self.process.stdin.write((json.dumps(request) + "\n").encode())
+        self.process.stdin.flush()
+
+    def kill(self) -> None:
+        """Kill the worker and everything it started (its own process group)."""
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(self.process.pid, signal.SIGKILL)
+        self.process.wait()
+        self.close()
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            assert self.process.stdin is not None
+            self.process.stdin.close()
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                self.process.wait(timeout=30)
+        self.kill()
+
+    def close(self) -> None:
+        for handle in (self.events, self.log, self.process.stdin):
+            try:
+                if handle is not None:
+                    handle.close()
+            except OSError:
+                pass
+
+
+class WorkerDied(RuntimeError):
+    def __init__(self, returncode: int | None) -> None:
+        self.returncode = returncode
+        super().__init__(describe_exit(returncode))
+
+
+class WorkerOverMemory(RuntimeError):
+    def __init__(self, rss_mb: float) -> None:
+        self.rss_mb = rss_mb
+        super().__init__(f"worker resident memory {rss_mb:.0f} MB passed the cap")
+
+
+def describe_exit(returncode: int | None) -> str:
+    if returncode is None:
+        return "worker ended"
+    if returncode < 0:
+        try:
+            return f"worker killed by signal {signal.Signals(-returncode).name}"
+        except ValueError:
+            return f"worker killed by signal {-returncode}"
+    return f"worker exited with status {returncode}"
+
+
+def _process_tree(root: int) -> Iterator[int]:
+    """The root pid and its descendants, from /proc/<pid>/task/*/children."""
+    stack = [root]
+    while stack:
+        pid = stack.pop()
+        yield pid
+        try:
+            for task in os.listdir(f"/proc/{pid}/task"):
+                with open(f"/proc/{pid}/task/{task}/children") as handle:
+                    stack.extend(int(child) for child in handle.read().split())
+        except (OSError, ValueError):
+            continue
+
+
+def worker_environment(spec: RunSpec, paths: Paths, scratch: Path, events_fd: int) -> dict[str, str]:
+    """A scrubbed environment: only what the frameworks need; no tokens or credentials."""
+    env = {
+        key: value
+        for key, value in os.environ.items()
+        if (key in ENV_ALLOWED or key.startswith(ENV_ALLOWED_PREFIXES))
+        and not any(word in key.upper() for word in ENV_DENIED_WORDS)
+    }
+    package_root = str(Path(__file__).resolve().parents[2])  # src/, the folder holding portability_data
+    env.update(
+        {
+            "HOME": str(scratch),
+            "TMPDIR": str(scratch),
+            "PYTHONPATH": package_root,
+            "PYTHONDONTWRITEBYTECODE": "1",
+            "PORTABILITY_DEVICE": spec.device,
+            "PORTABILITY_MODE": spec.mode,
+            "PORTABILITY_FRAMEWORK": spec.framework,
+            "PORTABILITY_ROOTDIR": str(paths.repo_root),
+            "PORTABILITY_EVENTS_FD": str(events_fd),
+            "TF_CPP_MIN_LOG_LEVEL": "2",
+            # Only the harness plugin (named by cases/conftest.py): a pytest plugin that happens to be
+            # installed (one that reorders tests or reseeds random) must not change a run, and
+            # finding the installed ones reads every package's metadata at each case file.
+            "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1",
+        }
+    )
+    return env
+
+
+class WorkerHung(RuntimeError):
+    """No result from the worker within the subtest's timeout (the message names the subtest)."""

@@ -1,0 +1,91 @@
+"""The promise of the runner layer, kept by CI: a machine with only the light core and one framework
+(no pipeline extra: no pandas, pandera, DVC, datasets, matplotlib) runs the benchmark.
+
+A fresh venv gets this repository without extras plus JAX (pinned as in the `frameworks` extra),
+then `portability run` measures two cases there. The install uses the package registry, as CI's own
+install does (pip's cache makes it a local copy after the first time).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+import pyarrow.parquet as pq
+import pytest
+
+CASES = {"numpy_add": "jax.numpy.add", "nn_one_hot": "jax.nn.one_hot"}
+PIPELINE_ONLY = ("pandas", "pandera", "dvc", "datasets", "matplotlib")
+REPO_ROOT = Path(__file__).resolve().parents[1]
+
+
+def framework_pin(repo_root: Path, name: str) -> str:
+    """The requirement of one framework as the `frameworks` extra pins it."""
+    extras = tomllib.loads((repo_root / "pyproject.toml").read_text())["project"]["optional-dependencies"]
+    for requirement in extras["frameworks"]:
+        if re.match(rf"{name}\b", requirement):
+            return requirement
+    raise AssertionError(f"pyproject.toml: no {name} in the frameworks extra")
+
+
+@pytest.fixture(scope="module")
+def bare_venv(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    base = tmp_path_factory.mktemp("bare")
+    source = base / "source"  # a copy of what a wheel is built from: the build leaves the checkout alone
+    skip = shutil.ignore_patterns("__pycache__", "*.egg-info")
+    shutil.copytree(REPO_ROOT / "src", source / "src", ignore=skip)
+    for name in ("pyproject.toml", "README.md"):
+        shutil.copy(REPO_ROOT / name, source / name)
+    venv = base / "venv"
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+    install = subprocess.run(
+        [str(venv / "bin" / "pip"), "install", "-q", str(source), framework_pin(REPO_ROOT, "jax")],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=900,
+    )
+    assert install.returncode == 0, f"installing the light core + jax failed:\n{install.stderr[-3000:]}"
+    return venv
+
+
+def test_the_bare_venv_has_the_light_core_and_no_pipeline(bare_venv: Path) -> None:
+    names = (*PIPELINE_ONLY, "jax", "pyarrow", "pytest")
+    code = f"import importlib.util as u,json;print(json.dumps({{m: bool(u.find_spec(m)) for m in {names}}}))"
+    found = json.loads(subprocess.check_output([str(bare_venv / "bin" / "python"), "-c", code], text=True))
+    assert not any(found[name] for name in PIPELINE_ONLY), found
+    assert found["jax"] and found["pyarrow"] and found["pytest"], found
+
+
+def test_portability_run_measures_two_cases_on_a_bare_machine(
+    bare_venv: Path, repo_root: Path, tmp_path: Path
+) -> None:
+    checkout = tmp_path / "checkout"
+    (checkout / "cases" / "jax").mkdir(parents=True)
+    shutil.copy(repo_root / "cases" / "conftest.py", checkout / "cases" / "conftest.py")
+    for name in CASES:
+        for file in (f"{name}.yaml", f"test_{name}.py"):
+            shutil.copy(repo_root / "cases" / "jax" / file, checkout / "cases" / "jax" / file)
+    done = subprocess.run(
+        [str(bare_venv / "bin" / "portability"), "run", "--framework", "jax", "--repeats", "1",
+         "--cases", *CASES.values()],
+        cwd=checkout,
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=600,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr
+    run_id = done.stdout.strip().splitlines()[-1]
+    shards = list((checkout / "data" / "results").rglob(f"{run_id}.parquet"))
+    assert len(shards) == 1, shards
+    rows = pq.read_table(shards[0], columns=["case_id", "outcome", "device"]).to_pylist()
+    assert {row["case_id"] for row in rows} == set(CASES.values())
+    assert {row["device"] for row in rows} == {"cpu"}
+    assert all(row["outcome"] == "passed" for row in rows), [r for r in rows if r["outcome"] != "passed"]
+    assert list((checkout / "data" / "runs").rglob(f"{run_id}.parquet")), "no runs row beside the shard"
