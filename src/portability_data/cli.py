@@ -169,6 +169,12 @@ COMMANDS: tuple[Command, ...] = (
             metavar="RUN_ID",
             help="write a killed run's shard as it stands (runs.status = partial) instead of resuming",
         ),
+        flag(
+            "--dry-run",
+            "measure nothing and write nothing under data/: start one case worker to check the device "
+            "is reachable, print what would run (device model, framework version, timer floor, cases, "
+            "repeats); exit 1 if it cannot start",
+        ),
     ),
     command(
         "run-stage",
@@ -199,6 +205,11 @@ COMMANDS: tuple[Command, ...] = (
             nargs="*",
             choices=FRAMEWORKS,
             help="only these frameworks (default: run.frameworks)",
+        ),
+        flag(
+            "--dry-run",
+            "measure nothing and write nothing under data/: start one case worker per framework x "
+            "device x mode the profile would run, print the plan; exit 1 if any of them cannot start",
         ),
     ),
     command("submission", None, "Submit runs from your hardware by pull request, checked by CI."),

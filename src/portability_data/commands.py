@@ -146,6 +146,14 @@ def cmd_run(args: argparse.Namespace) -> None:
         cases=tuple(args.cases or ()),
     )
     try:
+        if args.dry_run:
+            from portability_data.runner.probe import dry_run
+
+            if args.resume or args.close:
+                raise RunError("--dry-run plans a new run; it does not go with --resume or --close")
+            if not dry_run([spec], Paths.under(_repo_root())):
+                raise SystemExit(1)
+            return
         if args.close:
             from portability_data.runner.supervisor import close_partial
 
@@ -171,9 +179,19 @@ def cmd_run_stage(args: argparse.Namespace) -> None:
 
 
 def cmd_bench(args: argparse.Namespace) -> None:
-    from portability_data.pipeline.bench import BenchError, bench
+    from portability_data.pipeline.bench import BenchError, bench, dry_run
     from portability_data.runner.progress import terminal_progress
 
+    if args.dry_run:
+        try:
+            ready = dry_run(
+                load_params(args.params), _repo_root(), args.profile, tuple(args.frameworks or ())
+            )
+        except BenchError as exc:
+            raise SystemExit(f"error: {exc}") from None
+        if not ready:
+            raise SystemExit(1)
+        return
     try:
         report = bench(
             load_params(args.params),

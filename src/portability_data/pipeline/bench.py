@@ -122,6 +122,51 @@ def plan(
     return settings
 
 
+def detect_and_plan(
+    params: dict[str, Any],
+    repo_root: Path,
+    profile: str,
+    frameworks: tuple[str, ...] = (),
+    say: Any = print,
+) -> list[Setting]:
+    """What `bench` would run: the devices each framework finds here (a framework that does not
+    import is skipped, and said so), then `plan` over them. Runs nothing."""
+    profile_of(params["bench"], profile)  # an unknown profile fails before any import
+    wanted = frameworks or tuple(params["run"]["frameworks"])
+    devices: dict[str, list[str]] = {}
+    for framework in wanted:
+        found, problem = detect_devices(framework)
+        if problem:
+            say(f"{framework}: skipped: {problem}")
+            continue
+        devices[framework] = found
+        say(f"{framework}: devices found: {', '.join(found)}")
+    return plan(params, repo_root, profile, tuple(devices), devices)
+
+
+def dry_run(
+    params: dict[str, Any],
+    repo_root: Path,
+    profile: str = "quick",
+    frameworks: tuple[str, ...] = (),
+    say: Any = print,
+) -> bool:
+    """`bench --dry-run`: the plan of `bench`, each run it would start probed by one real worker
+    (`runner.probe`), measured and written nothing. True when every planned run can start."""
+    from portability_data.runner import probe
+
+    settings = detect_and_plan(params, repo_root, profile, frameworks, say)
+    to_run = []
+    for setting in settings:
+        spec = setting.spec
+        if setting.done_run_id:
+            say(f"{spec.framework}/{spec.device}/{spec.mode}: this machine has it already "
+                f"({setting.done_run_id}); would be skipped")  # fmt: skip
+        else:
+            to_run.append(spec)
+    return probe.dry_run(to_run, Paths.under(repo_root), say)
+
+
 @dataclass
 class BenchReport:
     """What a bench did: the runs that cover this machine, and which of them ran now."""
@@ -143,17 +188,7 @@ def bench(
     from portability_data.runner.run_summary import RunSummary
     from portability_data.runner.supervisor import shard_path
 
-    profile_of(params["bench"], profile)  # an unknown profile fails before any import
-    wanted = frameworks or tuple(params["run"]["frameworks"])
-    devices: dict[str, list[str]] = {}
-    for framework in wanted:
-        found, problem = detect_devices(framework)
-        if problem:
-            say(f"{framework}: skipped: {problem}")
-            continue
-        devices[framework] = found
-        say(f"{framework}: devices found: {', '.join(found)}")
-    settings = plan(params, repo_root, profile, tuple(devices), devices)
+    settings = detect_and_plan(params, repo_root, profile, frameworks, say)
     report = BenchReport([], [], [])
     paths = Paths.under(repo_root)
     for setting in settings:

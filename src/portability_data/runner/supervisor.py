@@ -47,6 +47,7 @@ from portability_data.runner.worker_process import (
     WorkerInfo,
     WorkerOverMemory,
     describe_exit,
+    ready_timeout,
 )
 from portability_data.tables import contracts
 from portability_data.tables.atomic import atomic_write_arrow
@@ -137,7 +138,7 @@ class _Supervisor:
         """A new worker process, once it said it is ready (with what it found of the device)."""
         worker = Worker(self.state.spec, self.paths, self.scratch, self.log_path)
         try:
-            ready = worker.next_event(timeout=max(self.state.spec.timeout_s, 300))
+            ready = worker.next_event(timeout=ready_timeout(self.state.spec))
         except (WorkerDied, WorkerOverMemory) as exc:
             raise RunError(f"the case worker did not start: {exc}; see {self.log_path}") from None
         if ready is None or ready.get("event") != "ready":

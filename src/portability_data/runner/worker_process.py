@@ -41,6 +41,7 @@ ENV_ALLOWED_PREFIXES = (
 ENV_DENIED_WORDS = ("TOKEN", "SECRET", "PASSWORD", "CREDENTIAL", "API_KEY", "ACCESS_KEY")
 
 
+READY_FLOOR_S = 300.0  # a worker may take this long to import its framework and find the device
 MEMORY_POLL_S = 0.05  # how often a busy event stream pauses for a look at the worker's memory
 
 
@@ -213,3 +214,8 @@ def worker_environment(spec: RunSpec, paths: Paths, scratch: Path, events_fd: in
 
 class WorkerHung(RuntimeError):
     """No result from the worker within the subtest's timeout (the message names the subtest)."""
+
+
+def ready_timeout(spec: RunSpec) -> float:
+    """How long a starting worker may take to say ready or fatal."""
+    return max(float(spec.timeout_s), READY_FLOOR_S)
