@@ -62,6 +62,8 @@ _API = [
     ("tensorflow", "tensorflow", "constant", "function"),
     ("tensorflow", "tensorflow", "reduce_sum", "function"),
     ("tensorflow", "tensorflow.compat.v1", "Session", "class"),
+    ("tensorflow", "tensorflow.compat.v2", "constant", "function"),
+    ("tensorflow", "tensorflow.compat.v2", "v2_only_name", "function"),
     ("tensorflow", "tensorflow.compat.v1", "placeholder", "function"),
     ("tensorflow", "tensorflow.keras.layers", "Dense", "class"),
 ]
@@ -133,6 +135,14 @@ def test_resolution_through_imports(index: ApiIndex) -> None:
     assert calls["jax.numpy.zeros"] == 1  # jax.numpy.zeros((2,)) resolves; .reshape on its result does not
     assert "torch.Tensor.reshape" not in calls
     assert bare["reshape"] == 1
+
+
+def test_tf2_compat_v2_names_fold_onto_the_top_level_api(index: ApiIndex) -> None:
+    """`import tensorflow.compat.v2 as tf` (tensorflow-probability's style) calls TF2's own API:
+    one function counted once, under its top-level name, unless only compat.v2 has it."""
+    source = b"import tensorflow.compat.v2 as tf\nx = tf.constant(1)\ny = tf.v2_only_name(x)\n"
+    _, calls, _ = count_source(source, index)
+    assert calls == Counter({"tensorflow.constant": 1, "tensorflow.compat.v2.v2_only_name": 1})
 
 
 def test_resolution_of_spaced_chains_call_results_and_strings(index: ApiIndex) -> None:

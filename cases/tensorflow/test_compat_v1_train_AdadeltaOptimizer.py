@@ -1,5 +1,6 @@
 """tf.compat.v1.train.AdadeltaOptimizer: graph-mode Adadelta steps against a NumPy implementation of
-Zeiler's update (accum, accum_update slots), dense and sparse gradients."""
+Zeiler's update (accum, accum_update slots), dense and sparse gradients. The update is built by the timed
+function (in compiled mode a tf.function(jit_compile=True) called in the graph) and run with the session."""
 
 import numpy as np
 import pytest
@@ -35,30 +36,44 @@ def test_adadelta_dense_steps(device, timed, pinned_graph, tf_session, dtype, lr
     grads = [np.array([0.1, 0.2, -0.3]), np.array([0.5, -0.1, 0.05]), np.array([-0.2, 0.3, 0.1])]
     var = tf.compat.v1.get_variable("var", initializer=tf.constant(init, dtype))
     grad = tf.compat.v1.placeholder(dtype, shape=(3,))
-    with timed.region() as region:
-        opt = tf.compat.v1.train.AdadeltaOptimizer(learning_rate=lr, rho=rho, epsilon=eps)
-        step = opt.apply_gradients([(grad, var)])
-        tf_session.run(tf.compat.v1.global_variables_initializer())
-        for g in grads:
-            tf_session.run(step, {grad: g.astype(dtype.as_numpy_dtype)})
-        region.result = tf_session.run([var, opt.get_slot(var, "accum"), opt.get_slot(var, "accum_update")])
+    opt = tf.compat.v1.train.AdadeltaOptimizer(learning_rate=lr, rho=rho, epsilon=eps)
+
+    def step(g):
+        with tf.control_dependencies([opt.apply_gradients([(g, var)])]):
+            return [
+                var.read_value(),
+                opt.get_slot(var, "accum").read_value(),
+                opt.get_slot(var, "accum_update").read_value(),
+            ]
+
+    updated = timed.once(step, grad)
+    tf_session.run(tf.compat.v1.global_variables_initializer())
+    for g in grads:
+        out = tf_session.run(updated, {grad: g.astype(dtype.as_numpy_dtype)})
     assert sorted(opt.get_slot_names()) == ["accum", "accum_update"]
     expected = _adadelta_reference(init, grads, lr, rho, eps)
     tol = TOL[dtype]
-    for got, want in zip(region.result, expected):
+    for got, want in zip(out, expected):
         np.testing.assert_allclose(got.astype(np.float64), want, rtol=tol, atol=tol)
 
 
 def test_adadelta_minimize_reduces_loss(device, timed, pinned_graph, tf_session):
     w = tf.compat.v1.get_variable("w", initializer=tf.constant([[2.0, -1.0], [0.5, 3.0]], tf.float64))
+    opt = tf.compat.v1.train.AdadeltaOptimizer(learning_rate=1.0, rho=0.9, epsilon=1e-2)
+
+    def train_step():
+        loss = tf.reduce_sum(tf.square(w - 1.0))
+        with tf.control_dependencies([opt.minimize(loss)]):
+            return tf.identity(loss)  # the loss before this step's update
+
+    train = timed.once(train_step)
     loss = tf.reduce_sum(tf.square(w - 1.0))
-    with timed.region() as region:
-        train = tf.compat.v1.train.AdadeltaOptimizer(learning_rate=1.0, rho=0.9, epsilon=1e-2).minimize(loss)
-        tf_session.run(tf.compat.v1.global_variables_initializer())
-        before = tf_session.run(loss)
-        for _ in range(100):
-            tf_session.run(train)
-        region.result = after = tf_session.run(loss)
+    tf_session.run(tf.compat.v1.global_variables_initializer())
+    before = tf_session.run(loss)
+    for _ in range(100):
+        tf_session.run(train)
+    after = tf_session.run(loss)
+    assert before == pytest.approx(1.0 + 4.0 + 0.25 + 4.0)  # sum of (w - 1)**2 at the start
     assert after < before * 0.5
 
 
@@ -66,13 +81,16 @@ def test_adadelta_sparse_gradient(device, timed, pinned_graph, tf_session):
     """IndexedSlices update only the touched rows (and their slots)."""
     init = np.arange(12, dtype=np.float32).reshape(4, 3)
     var = tf.compat.v1.get_variable("emb", initializer=tf.constant(init))
-    loss = tf.reduce_sum(tf.gather(var, [1, 3]) * 0.5)
-    with timed.region() as region:
-        opt = tf.compat.v1.train.AdadeltaOptimizer(learning_rate=1.0, rho=0.95, epsilon=1e-6)
-        train = opt.minimize(loss)
-        tf_session.run(tf.compat.v1.global_variables_initializer())
-        tf_session.run(train)
-        region.result = out = tf_session.run(var)
+    opt = tf.compat.v1.train.AdadeltaOptimizer(learning_rate=1.0, rho=0.95, epsilon=1e-6)
+
+    def train_step():
+        loss = tf.reduce_sum(tf.gather(var, [1, 3]) * 0.5)
+        with tf.control_dependencies([opt.minimize(loss)]):
+            return var.read_value()
+
+    train = timed.once(train_step)
+    tf_session.run(tf.compat.v1.global_variables_initializer())
+    out = tf_session.run(train)
     expected_rows, _, _ = _adadelta_reference(
         init[[1, 3]].astype(np.float64), [np.full((2, 3), 0.5)], 1.0, 0.95, 1e-6
     )
@@ -86,11 +104,14 @@ def test_adadelta_large_variable(device, timed, pinned_graph, tf_session):
     init = rng.standard_normal((512, 1024)).astype(np.float32)
     g = rng.standard_normal((512, 1024)).astype(np.float32)
     var = tf.compat.v1.get_variable("big", initializer=tf.constant(init))
-    with timed.region() as region:
-        opt = tf.compat.v1.train.AdadeltaOptimizer(learning_rate=1.0)
-        step = opt.apply_gradients([(tf.constant(g), var)])
-        tf_session.run(tf.compat.v1.global_variables_initializer())
-        tf_session.run(step)
-        region.result = out = tf_session.run(var)
+    opt = tf.compat.v1.train.AdadeltaOptimizer(learning_rate=1.0)
+
+    def step(grad):
+        with tf.control_dependencies([opt.apply_gradients([(grad, var)])]):
+            return var.read_value()
+
+    updated = timed.once(step, tf.constant(g))
+    tf_session.run(tf.compat.v1.global_variables_initializer())
+    out = tf_session.run(updated)
     expected, _, _ = _adadelta_reference(init.astype(np.float64), [g.astype(np.float64)], 1.0, 0.95, 1e-8)
     np.testing.assert_allclose(out, expected, rtol=1e-5, atol=1e-6)

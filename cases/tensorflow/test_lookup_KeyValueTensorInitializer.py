@@ -1,4 +1,7 @@
-"""tf.lookup.KeyValueTensorInitializer: a table's contents from key and value tensors; lookups agree."""
+"""tf.lookup.KeyValueTensorInitializer: a table's contents from key and value tensors; lookups agree.
+
+The timed function builds the initializer, a StaticHashTable from it and looks keys up (in compiled
+mode all of it inside tf.function(jit_compile=True)), as a user builds a vocabulary table in a function."""
 
 import numpy as np
 import pytest
@@ -7,6 +10,18 @@ import tensorflow as tf
 
 def _build(keys, values, **kwargs):
     return tf.lookup.KeyValueTensorInitializer(keys, values, **kwargs)
+
+
+def _table_lookup(seen, default, **kwargs):
+    """A function of (keys, values, query): initializer -> StaticHashTable -> (lookup, size)."""
+
+    def f(keys, values, query):
+        init = _build(keys, values, **kwargs)
+        seen.append(init)
+        table = tf.lookup.StaticHashTable(init, default_value=default)
+        return table.lookup(query), table.size()
+
+    return f
 
 
 @pytest.mark.parametrize(
@@ -33,25 +48,30 @@ def test_initializer_contents(device, timed, key_dtype, value_dtype):
         if value_dtype == tf.string
         else tf.constant(raw_values, value_dtype)
     )
-    with timed.region() as region:
-        region.result = init = _build(keys, values)
-    assert init.key_dtype == key_dtype and init.value_dtype == value_dtype
-    default = "missing" if value_dtype == tf.string else -1
-    table = tf.lookup.StaticHashTable(init, default_value=default)
-    assert int(table.size()) == 4
-    query = tf.gather(keys, [2, 0, 3, 1])
-    np.testing.assert_array_equal(table.lookup(query).numpy(), tf.gather(values, [2, 0, 3, 1]).numpy())
     unknown = tf.constant([b"nope"]) if key_dtype == tf.string else tf.constant([999], key_dtype)
-    assert table.lookup(unknown).numpy()[0] == (b"missing" if value_dtype == tf.string else -1)
+    query = tf.concat([tf.gather(keys, [2, 0, 3, 1]), unknown], 0)
+    default = "missing" if value_dtype == tf.string else -1
+    seen = []
+    found, size = timed(_table_lookup(seen, default), keys, values, query)
+    init = seen[-1]
+    assert init.key_dtype == key_dtype and init.value_dtype == value_dtype
+    assert int(size) == 4
+    np.testing.assert_array_equal(found.numpy()[:4], tf.gather(values, [2, 0, 3, 1]).numpy())
+    assert found.numpy()[4] == (b"missing" if value_dtype == tf.string else -1)
 
 
 def test_initializer_explicit_dtypes_convert(device, timed):
     """key_dtype/value_dtype convert Python lists of a different type."""
-    with timed.region() as region:
-        region.result = init = _build([1, 2, 3], [10, 20, 30], key_dtype=tf.int64, value_dtype=tf.float64)
-    assert init.key_dtype == tf.int64 and init.value_dtype == tf.float64
-    table = tf.lookup.StaticHashTable(init, default_value=0.0)
-    np.testing.assert_array_equal(table.lookup(tf.constant([3, 1, 7], tf.int64)).numpy(), [30.0, 10.0, 0.0])
+    seen = []
+
+    def f(query):
+        init = _build([1, 2, 3], [10, 20, 30], key_dtype=tf.int64, value_dtype=tf.float64)
+        seen.append(init)
+        return tf.lookup.StaticHashTable(init, default_value=0.0).lookup(query)
+
+    found = timed(f, tf.constant([3, 1, 7], tf.int64))
+    assert seen[-1].key_dtype == tf.int64 and seen[-1].value_dtype == tf.float64
+    np.testing.assert_array_equal(found.numpy(), [30.0, 10.0, 0.0])
 
 
 def test_initializer_large(device, timed):
@@ -59,23 +79,25 @@ def test_initializer_large(device, timed):
     n = 1 << 18
     keys = tf.constant(np.random.default_rng(0).permutation(n).astype(np.int64) * 7)
     values = tf.constant(np.arange(n, dtype=np.float32))
-    with timed.region() as region:
-        region.result = init = _build(keys, values)
-    table = tf.lookup.StaticHashTable(init, default_value=-1.0)
-    assert int(table.size()) == n
-    np.testing.assert_array_equal(table.lookup(keys).numpy(), values.numpy())
+    found, size = timed(_table_lookup([], -1.0), keys, values, keys)
+    assert int(size) == n
+    np.testing.assert_array_equal(found.numpy(), values.numpy())
 
 
 def test_initializer_empty(device, timed):
     """An empty initializer builds, but importing it into a table is rejected by the kernel."""
-    with timed.region() as region:
-        region.result = init = _build(tf.zeros((0,), tf.int64), tf.zeros((0,), tf.int64))
+    init = _build(tf.zeros((0,), tf.int64), tf.zeros((0,), tf.int64))
     assert init.key_dtype == tf.int64
     with pytest.raises(tf.errors.InvalidArgumentError, match="empty"):
-        tf.lookup.StaticHashTable(init, default_value=-5)
+        empty = tf.zeros((0,), tf.int64)
+        timed(_table_lookup([], -5), empty, empty, tf.constant([1], tf.int64))
 
 
 def test_initializer_mismatched_lengths_raise(device, timed):
-    init = _build(tf.constant([1, 2, 3], tf.int64), tf.constant([1, 2], tf.int64))
-    with pytest.raises((tf.errors.InvalidArgumentError, ValueError)), timed.region():
-        tf.lookup.StaticHashTable(init, default_value=0)
+    with pytest.raises((tf.errors.InvalidArgumentError, ValueError)):
+        timed(
+            _table_lookup([], 0),
+            tf.constant([1, 2, 3], tf.int64),
+            tf.constant([1, 2], tf.int64),
+            tf.constant([1], tf.int64),
+        )

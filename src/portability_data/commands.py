@@ -57,10 +57,12 @@ def cmd_frequencies(args: argparse.Namespace) -> None:
 
 
 def cmd_sample(args: argparse.Namespace) -> None:
+    from portability_data.pipeline.corpus import corpus_id
     from portability_data.pipeline.sampling import run_sample
 
     params = load_params(args.params)
-    run_sample(params["sample"], args.frequencies, args.reference_samples, args.cases_dir, args.out)
+    corpus = corpus_id(params["frequencies"])  # the default source's rows, not a comparison corpus
+    run_sample(params["sample"], args.frequencies, args.reference_samples, args.cases_dir, args.out, corpus)
 
 
 def cmd_cases(args: argparse.Namespace) -> None:

@@ -1,9 +1,12 @@
 """Corpus sources for the usage counts: the files whose calls are counted (docs/METHOD.md section 2).
 
-Three sources, all streamed (a record at a time, never the whole corpus in memory):
-- ``installed`` (the offline default): the Python files of installed third-party packages that use the
-  frameworks (keras, optax, chex, einops, torchmetrics, opt_einsum), leaving out the frameworks' own
-  source and every test folder or test file;
+Four sources, all streamed (a record at a time, never the whole corpus in memory):
+- ``pinned`` (params.yaml's default): the Python files of pinned registry archives of packages that
+  use the frameworks, listed with their sha256 in ``corpus/packages.yaml``, fetched once into a local
+  cache and read from the archives (corpus_pinned.py; offline after the first fetch);
+- ``installed`` (offline; the default where params name no source): the Python files of installed
+  third-party packages that use the frameworks (keras, optax, chex, einops, torchmetrics,
+  opt_einsum), leaving out the frameworks' own source and every test folder or test file;
 - ``codeparrot``: the study's corpus, ``codeparrot/codeparrot-clean`` through Hugging Face ``datasets``,
   with the study's per-framework filter, seeded shuffle and limit (a local Parquet file with the same
   columns stands in for the Hub where there is no network);
@@ -22,6 +25,7 @@ from pathlib import Path
 
 log = logging.getLogger(__name__)
 
+DEFAULT_SOURCE = "installed"  # when params name none; params.yaml names pinned
 DEFAULT_PACKAGES = ("keras", "optax", "chex", "einops", "torchmetrics", "opt_einsum")
 # The frameworks' own code is never corpus: it would count the framework calling itself.
 FRAMEWORK_PACKAGES = frozenset(
@@ -72,8 +76,22 @@ def contains_framework(framework: str, content: str) -> bool:
     return not (framework == "tensorflow" and TF_AUTHORS.search(content) is not None)
 
 
-def _is_test_file(name: str) -> bool:
+def is_test_file(name: str) -> bool:
+    """A test module by its name (left out of every corpus, as test folders are)."""
     return name.startswith("test_") or name.endswith("_test.py") or name == "conftest.py"
+
+
+def is_corpus_path(relative: str) -> bool:
+    """Whether a file inside a package (``pkg/sub/mod.py``) is corpus: a ``.py`` file, not a test
+    file, in no test folder, not in a framework's own package (the pinned archives' rule; the same
+    as ``python_files`` and ``installed_records`` on a folder)."""
+    parts = relative.split("/")
+    if not parts[-1].endswith(".py") or is_test_file(parts[-1]):
+        return False
+    folders = parts[:-1]
+    if folders and folders[0] in FRAMEWORK_PACKAGES:
+        return False
+    return not any(folder in TEST_DIRS for folder in folders)
 
 
 def python_files(root: Path) -> Iterator[Path]:
@@ -81,7 +99,7 @@ def python_files(root: Path) -> Iterator[Path]:
     for dirpath, dirnames, filenames in os.walk(root):
         dirnames[:] = sorted(d for d in dirnames if d not in TEST_DIRS)
         for name in sorted(filenames):
-            if name.endswith(".py") and not _is_test_file(name):
+            if name.endswith(".py") and not is_test_file(name):
                 yield Path(dirpath) / name
 
 
@@ -144,6 +162,29 @@ def parquet_records(path: Path, batch_size: int = 1024) -> Iterator[Record]:
             yield Record(key=key, text=content)
 
 
+def pinned_records(
+    manifest: Path | str | None = None,
+    cache_dir: Path | str | None = None,
+    *,
+    offline: bool = False,
+) -> Iterator[Record]:
+    """The pinned corpus (corpus_pinned.py): key ``name==version/member``, the member's text.
+
+    ``offline`` fetches nothing: an archive missing from the cache is an error. Each file counts for
+    every framework it imports, as with the other sources.
+    """
+    from portability_data.pipeline import corpus_pinned as pinned
+
+    files = pinned.pinned_files(
+        Path(manifest) if manifest else pinned.DEFAULT_MANIFEST,
+        Path(cache_dir) if cache_dir else pinned.DEFAULT_CACHE_DIR,
+        is_corpus_path,
+        download=None if offline else pinned.pip_download,
+    )
+    for file in files:
+        yield Record(key=f"{file.repo_name}/{file.path}", text=file.content)
+
+
 def codeparrot_records(
     frameworks: Sequence[str],
     *,
@@ -203,7 +244,9 @@ class _Keep:
 
 def corpus_id(params: dict) -> str:
     """A short, stable identifier of the corpus a parameter set selects (the table's ``corpus``)."""
-    source = params.get("source", "installed")
+    source = params.get("source", DEFAULT_SOURCE)
+    if source == "pinned":
+        return "pinned:" + _manifest_digest(params.get("manifest"))
     if source == "installed":
         return "installed:" + ",".join(params.get("packages") or DEFAULT_PACKAGES)
     if source == "codeparrot":
@@ -215,12 +258,16 @@ def corpus_id(params: dict) -> str:
         return f"codeparrot:{name}:seed={params.get('seed', 42)}:n={limit}{mode}"
     if source == "path":
         return f"path:{Path(params['path']).name}"
-    raise ValueError(f"unknown corpus source {source!r}; use installed, codeparrot or path")
+    raise ValueError(f"unknown corpus source {source!r}; use pinned, installed, codeparrot or path")
 
 
 def records_for(params: dict, frameworks: Sequence[str]) -> Iterator[Record]:
     """The records a ``frequencies`` parameter set selects (see ``run_frequencies`` for the keys)."""
-    source = params.get("source", "installed")
+    source = params.get("source", DEFAULT_SOURCE)
+    if source == "pinned":
+        return pinned_records(
+            params.get("manifest"), params.get("cache_dir"), offline=bool(params.get("offline", False))
+        )
     if source == "installed":
         return installed_records(params.get("packages") or DEFAULT_PACKAGES)
     if source == "codeparrot":
@@ -237,4 +284,13 @@ def records_for(params: dict, frameworks: Sequence[str]) -> Iterator[Record]:
         )
     if source == "path":
         return path_records(Path(params["path"]))
-    raise ValueError(f"unknown corpus source {source!r}; use installed, codeparrot or path")
+    raise ValueError(f"unknown corpus source {source!r}; use pinned, installed, codeparrot or path")
+
+
+def _manifest_digest(manifest: str | None) -> str:
+    """The pinned corpus's identity: the manifest's name and the first 12 hex of its sha256."""
+    import hashlib
+
+    path = Path(manifest) if manifest else Path("corpus/packages.yaml")
+    digest = hashlib.sha256(path.read_bytes()).hexdigest()[:12] if path.exists() else "missing"
+    return f"{path.name}@{digest}"

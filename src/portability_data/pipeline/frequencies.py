@@ -39,7 +39,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from portability_data.pipeline.corpus import Record, corpus_id, records_for
+from portability_data.pipeline.corpus import DEFAULT_SOURCE, Record, corpus_id, records_for
 from portability_data.pipeline.frequencies_counting import (
     DEFAULT_MAX_BYTES,
     CorpusStats,
@@ -136,29 +136,41 @@ def run_frequencies(params: dict, api_path: Path, out: Path) -> None:
     - ``kinds``: API kinds whose bare names are counted (default: all);
     - ``num_proc``: worker processes (default: all cores);
     - ``max_bytes``: larger files are skipped as huge (default 1 MB);
-    - ``syntax_errors``: ``count`` (default) or ``skip`` (the study's run dropped such files).
+    - ``syntax_errors``: ``count`` (default) or ``skip`` (the study's run dropped such files);
+    - ``compare_with``: other sources counted too, into the same table under their own ``corpus``
+      (e.g. ``[installed]``: the former default, so the report shows how the ranking moved); the
+      sample reads the rows of ``source`` only.
+    Source ``pinned`` (``manifest``, ``cache_dir``, ``offline``): see corpus_pinned.py.
     """
     from portability_data.tables.tableio import read_table, write_table
 
     api = read_table("api", Path(api_path))
     frameworks = params.get("frameworks") or sorted(api["framework"].unique())
     num_proc = int(params.get("num_proc") or os.cpu_count() or 1)
-    stats = CorpusStats()
-    frame = count_frequencies(
-        records_for(params, frameworks),
-        frameworks,
-        api,
-        corpus=corpus_id(params),
-        kinds=params.get("kinds"),
-        num_proc=num_proc,
-        max_bytes=int(params.get("max_bytes", DEFAULT_MAX_BYTES)),
-        syntax_errors=params.get("syntax_errors", "count"),
-        progress=True,
-        stats=stats,
-    )
+    frames = []
+    sources = [params.get("source", DEFAULT_SOURCE), *(params.get("compare_with") or [])]
+    for source in dict.fromkeys(sources):  # in order, once each
+        source_params = {**params, "source": source}
+        stats = CorpusStats()
+        frames.append(
+            count_frequencies(
+                records_for(source_params, frameworks),
+                frameworks,
+                api,
+                corpus=corpus_id(source_params),
+                kinds=params.get("kinds"),
+                num_proc=num_proc,
+                max_bytes=int(params.get("max_bytes", DEFAULT_MAX_BYTES)),
+                syntax_errors=params.get("syntax_errors", "count"),
+                progress=True,
+                stats=stats,
+            )
+        )
+        log.info("counted corpus %s: %s", corpus_id(source_params), stats.summary())
+    frame = pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
     out = Path(out)
     if out.suffix != ".parquet":
         out.mkdir(parents=True, exist_ok=True)
         out = out / "frequencies.parquet"
     write_table("frequencies", frame, out)
-    log.info("wrote %d frequency rows to %s (%s)", len(frame), out, stats.summary())
+    log.info("wrote %d frequency rows to %s", len(frame), out)

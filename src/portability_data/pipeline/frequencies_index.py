@@ -18,6 +18,7 @@ import pandas as pd
 FRAMEWORK_ROOTS = {"torch": "torch", "tensorflow": "tensorflow", "jax": "jax"}
 # Module names a file may import that stand for a framework's public tree.
 IMPORT_REWRITES = {"keras": "tensorflow.keras"}
+TF2_ALIAS = "tensorflow.compat.v2."  # TF2's own API under compat: the same objects as tensorflow.*
 
 _NOISE = re.compile(rb"\s+|\\\r?\n|#[^\n]*")
 
@@ -123,7 +124,14 @@ def _import_bindings(source: bytes, node) -> Iterator[tuple[str, str]]:
 
 
 def _canonical(dotted: str, api: ApiIndex) -> str | None:
-    """The API qualified name a dotted path denotes, with the TF1 and keras fallbacks."""
+    """The API qualified name a dotted path denotes, with the TF1 and keras fallbacks. In TF2
+    `tensorflow.compat.v2` is the top-level API itself (`import tensorflow.compat.v2 as tf`, the
+    style of tensorflow-probability), so its names fold onto `tensorflow.<name>` where that exists:
+    one function, one count."""
+    if dotted.startswith(TF2_ALIAS):
+        top = "tensorflow." + dotted[len(TF2_ALIAS) :]
+        if top in api.qualified:
+            return top
     if dotted in api.qualified:
         return dotted
     head, _, rest = dotted.partition(".")

@@ -186,10 +186,24 @@ def unsuitable_functions(cases_dir: Path, sample_id: str) -> dict[str, str]:
 
 
 def run_sample(
-    params: dict[str, Any], frequencies_path: Path, reference_samples: Path, cases_dir: Path, out: Path
+    params: dict[str, Any],
+    frequencies_path: Path,
+    reference_samples: Path,
+    cases_dir: Path,
+    out: Path,
+    corpus: str | None = None,
 ) -> pd.DataFrame:
-    """The `sample` stage: the fresh sample of the current versions from the frequencies table."""
+    """The `sample` stage: the fresh sample of the current versions from the frequencies table,
+    from the rows of one `corpus` (the table may hold other corpora counted for comparison)."""
     frequencies = read_table("frequencies", frequencies_path)
+    if corpus is not None:
+        found = sorted(set(frequencies["corpus"]))
+        frequencies = frequencies[frequencies["corpus"] == corpus]
+        if frequencies.empty:
+            raise ValueError(
+                f"{frequencies_path}: no rows of corpus {corpus!r} (it holds {found}); "
+                "run `portability frequencies` (dvc repro -s frequencies) with the params you sample with"
+            )
     column = params.get("count", "calls")
     counts = frequencies.groupby(["framework", "qualified_name"], as_index=False)[column].sum()
     counts = counts.rename(columns={"qualified_name": "function", column: "frequency"})

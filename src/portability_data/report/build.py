@@ -1,8 +1,8 @@
 """The `report` stage's entry point: build() computes every table, figure and metric from the
 input tables, _sections() lays them out, run_report() writes report.md, report.html, figures,
 plot CSVs and metrics. Each table family lives in its own module (inputs, outcomes, latency,
-then_now, summary, metrics), the figures in figures.py and latency_figures.py, the rendering in
-render.py; this module only wires them together.
+then_now, summary, metrics, declared_support), the figures in figures.py and latency_figures.py,
+the rendering in render.py; this module only wires them together.
 
 The report covers the study's data (source mince2023) and every newer run (source portability)
 together, rendered offline (Markdown + a self-contained HTML page with inline PNG figures; no CDN,
@@ -19,6 +19,7 @@ from typing import Any
 import pandas as pd
 
 from portability_data.pipeline.aggregate import PAIR_KEYS, ratio_shares, summary_tables
+from portability_data.report.declared_support import declared_section
 from portability_data.report.figures import (
     fig_failure_by_bucket,
     fig_failure_categories,
@@ -80,6 +81,7 @@ from portability_data.report.then_now import (
     removed_functions,
     then_now,
 )
+from portability_data.report.usage_ranking import ranking_section
 from portability_data.tables.atomic import atomic_write_bytes
 
 # What each source in the data is, for the report's opening line.
@@ -285,6 +287,9 @@ def _sections(tables: dict[str, pd.DataFrame], scatter_names: list[str]) -> list
             "n_not_compiled. A failing subtest is re-run alone in a fresh worker before it counts; one "
             "that passes there is order-dependent (counted as passed). pct_unclassified: failing rows "
             "no rule of the rule table (src/portability_data/runner/rules/failures.yaml) classified. "
+            "host_load_max: the largest 1-minute load average of the host at a case start (the run's own "
+            "worker adds about 1; above 1.5 other work shared the cores, so its latencies are contended; "
+            "empty: runs before the runs table recorded it). "
             "Superseded runs (made by an older harness or older case files) stay in the dataset but are "
             "not pooled.",
             [("Execution per setting", cols("executions")), ("Superseded runs", cols("superseded"))],
@@ -402,6 +407,14 @@ def run_report(data_dir: Path, out_dir: Path, metrics_path: Path) -> None:
     if reproduced is not None:
         sections.append(reproduced[0])
         metrics["reproduction"] = reproduced[1]
+    ranking = ranking_section(data_dir)
+    if ranking is not None:
+        sections.append(ranking)
+    declared = declared_section(data_dir)
+    if declared is not None:
+        sections.append(declared[0])
+        images.update(declared[1])
+        metrics["declared"] = declared[2]
     figure_dir = out_dir / "figures"
     figure_dir.mkdir(parents=True, exist_ok=True)
     for old in figure_dir.glob("*.png"):

@@ -29,7 +29,9 @@ def how_runs_ran(
     """(execution counts, superseded runs). Per setting of the pooled (not superseded) runs that
     record it: subtests by how they executed, the share of compiled-mode cases whose function under
     test really compiled, order-dependent subtests, and the share of failing rows no rule
-    classified. A subtest counts under the least compiled of its rows."""
+    classified; the largest host load average seen while they ran (the run's own worker adds about
+    1: above 1.5 other work competed for the cores). A subtest counts under the least compiled of
+    its rows."""
     columns = [
         *SETTING_KEYS,
         "n_cases",
@@ -43,11 +45,13 @@ def how_runs_ran(
         "n_order_dependent",
         "n_failing_rows",
         "pct_unclassified",
+        "host_load_max",
     ]
     if results is None or results.empty or "execution" not in results:
         return pd.DataFrame(columns=columns), pd.DataFrame()
     kept, superseded = supersede(results, runs)
     kept = kept[kept["execution"].notna()]
+    load_of = run_host_load(runs)
     rank = ["not_routed", "eager_fallback", "graph_breaks", "compiled", "eager"]
     rows = []
     for setting, group in kept.groupby(SETTING_KEYS):
@@ -71,9 +75,22 @@ def how_runs_ran(
                 "pct_unclassified": round(100.0 * (failing["failure_rule"] == "unclassified").mean(), 1)
                 if len(failing)
                 else 0.0,
+                "host_load_max": max(
+                    (load_of[r] for r in set(group["run_id"]) if load_of.get(r) is not None), default=None
+                ),
             }
         )
     return in_reading_order(pd.DataFrame(rows, columns=columns)), superseded
+
+
+def run_host_load(runs: pd.DataFrame | None) -> dict[str, float | None]:
+    """run_id -> the largest host load average its supervisor saw (None: not recorded, before v3)."""
+    if runs is None or runs.empty or "host_load_max" not in runs:
+        return {}
+    return {
+        run_id: None if pd.isna(load) else float(load)
+        for run_id, load in zip(runs["run_id"], runs["host_load_max"])
+    }
 
 
 def _buckets(samples: pd.DataFrame) -> dict[tuple[str, str], str]:

@@ -115,6 +115,8 @@ class RunState:
     done: set[tuple[str, int]] = field(default_factory=set)
     info: WorkerInfo | None = None
     digests: dict[str, Any] | None = None  # taken when the run starts: the code as it ran
+    # 1-minute load average at each case start this process supervised (a resumed run: its part)
+    host_load: list[float] = field(default_factory=list)
 
 
 def resume_state(run_id: str, paths: Paths) -> RunState:

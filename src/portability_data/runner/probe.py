@@ -27,10 +27,6 @@ from portability_data.runner.worker_process import (
     ready_timeout,
 )
 
-# A worker gets this long at least to say it is ready (importing a framework and finding its
-# device can take minutes on a cold machine), or the spec's timeout where that is longer: the
-# same allowance as the supervisor's `_start_worker`.
-
 # What to do when a device cannot be reached, by device (the worker's reason comes first).
 _WHAT_TO_DO = {
     "cpu": 'the framework does not start here: install it (pip install -e ".[frameworks]") and retry',

@@ -63,6 +63,15 @@ def host_facts() -> dict[str, Any]:
     }
 
 
+def host_load() -> list[float]:
+    """The host's 1-minute load average now (empty where the OS has none): with the run's own worker
+    busy it is about 1; more means other work shares the cores and the latencies are contended."""
+    try:
+        return [os.getloadavg()[0]]
+    except (AttributeError, OSError):
+        return []
+
+
 HARNESS_FILES = ("harness.py", "worker.py")  # the code that decides how a case runs and is timed
 # The runner package's own dotted path, as the harness files name it. It is written as the package
 # root before hashing, so the digest is of the code, not of where the package lives: the move of

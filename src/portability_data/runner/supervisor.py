@@ -37,6 +37,7 @@ from portability_data.runner.provenance import (
     cpu_model,
     git_commit,
     host_facts,
+    host_load,
     package_versions,
 )
 from portability_data.runner.spec import SOURCE, Paths, RunError, RunSpec, select_cases
@@ -104,6 +105,7 @@ def run(
             for repeat in range(spec.repeats):
                 for case in cases:
                     observer.case_started(case, repeat)
+                    state.host_load.extend(host_load())
                     supervisor.run_case(case, repeat)
                     state.journal.sync()
                     observer.case_finished(case, repeat)
@@ -422,6 +424,8 @@ def finish(state: RunState, paths: Paths, status: str = "complete") -> str:
         **host_facts(),
         "build": json.dumps(info.build, sort_keys=True) if info.build is not None else None,
         **(state.digests or {"harness_digest": None, "cases_digest": None, "case_digests": None}),
+        "host_load_mean": round(sum(state.host_load) / len(state.host_load), 2) if state.host_load else None,
+        "host_load_max": round(max(state.host_load), 2) if state.host_load else None,
     }
     runs_path = paths.runs_dir / state.spec.source / f"{state.run_id}.parquet"
     atomic_write_arrow(runs_path, pa.Table.from_pylist([run_row], schema=contracts.RUNS), exclusive=True)

@@ -217,5 +217,7 @@ class WorkerHung(RuntimeError):
 
 
 def ready_timeout(spec: RunSpec) -> float:
-    """How long a starting worker may take to say ready or fatal."""
+    """How long a starting worker may take to say ready or fatal: importing a framework and finding
+    its device can take minutes on a cold machine, so at least READY_FLOOR_S, or the spec's timeout
+    where that is longer (one rule for runs and dry runs)."""
     return max(float(spec.timeout_s), READY_FLOOR_S)

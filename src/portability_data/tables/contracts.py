@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pyarrow as pa
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 # Columns added since a schema version, all nullable: a file written at an older version is read
 # with these as nulls (additive evolution); any other difference is schema drift and an error.
 ADDED_SINCE: dict[int, dict[str, tuple[str, ...]]] = {
@@ -26,6 +26,7 @@ ADDED_SINCE: dict[int, dict[str, tuple[str, ...]]] = {
         ),
         "outcomes": ("n_order_dependent", "n_not_compiled"),
     },
+    3: {"runs": ("host_load_mean", "host_load_max")},
 }
 
 FRAMEWORKS = ("torch", "tensorflow", "jax")
@@ -273,6 +274,14 @@ RUNS = _schema(
         _field("harness_digest", _str, True, "sha256 of the harness and worker code that ran the cases"),
         _field("cases_digest", _str, True, "sha256 over the case files run (rows and test files)"),
         _field("case_digests", _str, True, "JSON object: case_id -> sha256 of its row and test file"),
+        _field(
+            "host_load_mean",
+            _f64,
+            True,
+            "mean 1-minute load average of the host at each case start; the run's own worker adds about "
+            "1, so above 1 + 0.5 other work competed for the cores and latencies are contended",
+        ),
+        _field("host_load_max", _f64, True, "largest of those load-average samples"),
     ],
 )
 

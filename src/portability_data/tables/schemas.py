@@ -172,6 +172,8 @@ class RunsTable(_Table):
     harness_digest: Str = pa.Field(nullable=True)
     cases_digest: Str = pa.Field(nullable=True)
     case_digests: Str = pa.Field(str_startswith="{", nullable=True)
+    host_load_mean: Float = pa.Field(ge=0, nullable=True)
+    host_load_max: Float = pa.Field(ge=0, nullable=True)
 
 
 class OutcomesTable(_Table):
