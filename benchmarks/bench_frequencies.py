@@ -13,9 +13,11 @@ reading of what this machine allows at the time, which a shared VM puts well bel
 are split by file count, not size, so on an uneven corpus it can read below the counter itself).
 Targets: (a) >= 4x (b); (a) >= 50% of (c); 2 cores >= 1.7x one core (read beside (d)).
 
-Usage: python benchmarks/bench_frequencies.py [--api data/api] [--path DIR|PARQUET] [--rounds 5] [--out JSON]
+Usage: python benchmarks/bench_frequencies.py [--api data/api] [--path DIR|PARQUET | --pinned] [--rounds 5]
+       [--out JSON]
 The api table is read from --api, or enumerated (torch, tensorflow, jax; about half a minute) when
-absent. The corpus is the embedded one (installed packages) unless --path names another.
+absent. The corpus is the embedded one (installed packages) unless --path names another, or
+--pinned takes params.yaml's pinned registry corpus (corpus/packages.yaml, from its download cache).
 Prints a table and writes benchmarks/results/bench_frequencies.json. Timings are best-of-rounds:
 CPU time for the one-core figures, wall time for the process speed-up (which needs idle cores; the
 rounds of 1 and 2 processes alternate, so a slow spell of a shared machine hits both alike).
@@ -54,7 +56,12 @@ def load_api(path: Path | None) -> pd.DataFrame:
     return pd.concat([enumerate_api(fw) for fw in ("torch", "tensorflow", "jax")], ignore_index=True)
 
 
-def load_records(path: Path | None) -> list[corpus.Record]:
+def load_records(path: Path | None, pinned: bool = False) -> list[corpus.Record]:
+    if pinned:
+        import yaml
+
+        params = yaml.safe_load((REPO / "params.yaml").read_text())["frequencies"]
+        return list(corpus.records_for({**params, "source": "pinned"}, ["torch", "tensorflow", "jax"]))
     return list(corpus.path_records(path) if path is not None else corpus.installed_records())
 
 
@@ -105,6 +112,7 @@ def main(argv: list[str] | None = None) -> dict:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--api", type=Path, default=REPO / "data" / "api")
     parser.add_argument("--path", type=Path, default=None)
+    parser.add_argument("--pinned", action="store_true", help="the pinned registry corpus of params.yaml")
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--out", type=Path, default=RESULTS / "bench_frequencies.json")
     args = parser.parse_args(argv)
@@ -113,7 +121,7 @@ def main(argv: list[str] | None = None) -> dict:
     frameworks = sorted(api["framework"].unique())
     index = frequencies_index.ApiIndex.from_frame(api)
     names = {n.decode() for n in index.names}
-    records = load_records(args.path)
+    records = load_records(args.path, args.pinned)
     sources = load_sources(records, frameworks)
     megabytes = sum(map(len, sources)) / 1e6
     ts_parser = frequencies_scan.parser()
