@@ -184,7 +184,11 @@ def main(argv: list[str] | None = None) -> dict:
     for name, value in ratios.items():
         print(f"{name:42} {value:8.2f}")
     result = {
-        "corpus": "embedded (installed packages)" if args.path is None else args.path.name,
+        "corpus": "pinned (corpus/packages.yaml)"
+        if args.pinned
+        else "embedded (installed packages)"
+        if args.path is None
+        else args.path.name,
         "files_read": len(records),
         "files": len(sources),
         "megabytes": megabytes,
