@@ -6,10 +6,12 @@ import os
 import subprocess
 import sys
 import textwrap
+from pathlib import Path
 
 import pytest
 
-from portability_data.runner.harness import DevicePlacementError, Timer, TorchBackend, subtest_execution
+from portability_data.runner.backends import DevicePlacementError, TorchBackend
+from portability_data.runner.timing import Timer, subtest_execution
 
 
 def test_torch_output_on_another_device_is_caught() -> None:
@@ -49,7 +51,8 @@ def test_jax_array_on_another_device_is_caught() -> None:
     out = _run_isolated(
         """
         import jax, jax.numpy as jnp
-        from portability_data.runner.harness import JaxBackend, Timer, DevicePlacementError
+        from portability_data.runner.backends import DevicePlacementError, JaxBackend
+        from portability_data.runner.timing import Timer
         timer = Timer(JaxBackend("cpu"), "eager", warmup=0)
         assert float(timer(jnp.sum, jnp.ones(3))) == 3.0
         other = jax.devices("cpu")[1]
@@ -69,7 +72,8 @@ def test_tensorflow_op_on_another_device_is_caught_and_soft_placement_is_off() -
         import tensorflow as tf
         cpu = tf.config.list_physical_devices("CPU")[0]
         tf.config.set_logical_device_configuration(cpu, [tf.config.LogicalDeviceConfiguration()] * 2)
-        from portability_data.runner.harness import TensorFlowBackend, Timer, DevicePlacementError
+        from portability_data.runner.backends import DevicePlacementError, TensorFlowBackend
+        from portability_data.runner.timing import Timer
         backend = TensorFlowBackend("cpu")
         timer = Timer(backend, "eager", warmup=0)
         with backend.pinned("eager"):
@@ -246,7 +250,8 @@ def test_jax_jit_cannot_fall_back() -> None:
     out = _run_isolated(
         """
         import jax, jax.numpy as jnp
-        from portability_data.runner.harness import JaxBackend, Timer
+        from portability_data.runner.backends import JaxBackend
+        from portability_data.runner.timing import Timer
         timer = Timer(JaxBackend("cpu"), "compiled", warmup=1)
         assert float(timer(jnp.sum, jnp.ones(3))) == 3.0
         def branchy(x):
@@ -268,7 +273,8 @@ def test_tensorflow_jit_compile_cannot_fall_back() -> None:
     out = _run_isolated(
         """
         import tensorflow as tf
-        from portability_data.runner.harness import TensorFlowBackend, Timer
+        from portability_data.runner.backends import TensorFlowBackend
+        from portability_data.runner.timing import Timer
         timer = Timer(TensorFlowBackend("cpu"), "compiled", warmup=1)
         assert float(timer(tf.reduce_sum, tf.ones(3))) == 3.0
         try:
@@ -358,3 +364,14 @@ def test_different_constants_with_the_same_repr_get_different_compiled_targets()
     timer(torch.add, torch.zeros(2), 3)  # plain constants are keyed by value
     timer(torch.add, torch.ones(2), 3)
     assert len(timer._compiled) == 3
+
+
+def test_a_case_framework_is_the_folder_under_cases_even_from_a_subfolder() -> None:
+    """Generated census modules live in cases/<framework>/census/: still that framework's cases."""
+    from portability_data.runner.harness import framework_of
+
+    assert framework_of(Path("/repo/cases/torch/test_addr.py")) == "torch"
+    assert framework_of(Path("/repo/cases/torch/census/test_opinfo.py")) == "torch"
+    assert framework_of(Path("/repo/cases/jax/census/deeper/test_x.py")) == "jax"
+    with pytest.raises(pytest.UsageError, match="cases/<framework>/"):
+        framework_of(Path("/repo/cases/census/test_opinfo.py"))

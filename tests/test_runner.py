@@ -346,3 +346,47 @@ def test_the_harness_digest_is_of_the_code_not_of_where_the_package_lives(repo_r
     )
     changed = [files[0].replace(b"import pytest", b"import  pytest", 1), *files[1:]]
     assert harness_digest_of(changed, conftest) != harness_digest(repo_root / "cases")
+
+
+MEASURED = """
+import pytest
+
+@pytest.mark.parametrize("bad", [0, 2])
+def test_deviation(record_property, bad):
+    record_property("oracle", "reference")
+    record_property("samples", 4)
+    record_property("samples_failed", bad)
+    record_property("max_abs_error", 0.5 * bad)
+    record_property("max_rel_error", 1e-7)
+    assert bad == 0, f"{bad} of 4 samples off the reference"
+
+def test_unknown_measure(record_property):
+    record_property("speedup", 3.0)
+"""
+
+
+def test_measures_a_case_reports_become_results_columns(case_repo) -> None:
+    """What a case reports with record_property (the census's oracle, sample counts, deviations)
+    lands in the shard, for failing subtests too; a name the table has no column for fails the
+    subtest with a MeasureError instead of being dropped."""
+    case_repo.add("jax", "measured", MEASURED)
+    paths = Paths.under(case_repo.root)
+    run_id = run(RunSpec(framework="jax", device="cpu", repeats=1), paths, log=lambda m: None, confirm=False)
+    rows = {r["subtest"]: r for r in rows_of(paths, run_id)}
+    good, off = rows["test_deviation[0]"], rows["test_deviation[2]"]
+    assert good["outcome"] == "passed" and off["outcome"] == "failed"
+    assert (good["oracle"], good["samples"], good["samples_failed"], good["max_abs_error"]) == (
+        "reference",
+        4,
+        0,
+        0.0,
+    )
+    assert (off["samples"], off["samples_failed"], off["max_abs_error"], off["max_rel_error"]) == (
+        4,
+        2,
+        1.0,
+        1e-7,
+    )
+    unknown = rows["test_unknown_measure"]
+    assert unknown["outcome"] == "failed" and unknown["error_type"] == "MeasureError"
+    assert "speedup" in unknown["error_message"] and unknown["samples"] is None

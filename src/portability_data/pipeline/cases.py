@@ -286,6 +286,8 @@ def compile_cases(
                 "removed_since": None if r.get("removed_since") is None else str(r["removed_since"]),
                 "notes": r["notes"],
                 "schema_version": r["schema_version"],
+                "origin": "curated",
+                "no_compiled_form": r.get("no_compiled_form"),
             }
             for r in sorted(rows, key=lambda r: r["case_id"])
         ]

@@ -20,8 +20,10 @@ QUALIFIED_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*
 TEST_FILE = re.compile(r"^cases/(torch|tensorflow|jax)/test_[A-Za-z0-9_]+\.py$")
 REQUIRED = ("schema_version", "case_id", "framework", "function", "test_file", "samples", "status", "notes")
 # no_upstream_test: why an active case has no upstream test (the framework's suite has none);
-# `case check` asks for it where upstream_test is null.
-OPTIONAL = ("upstream_test", "removed_since", "study_name", "reason", "no_upstream_test")
+# `case check` asks for it where upstream_test is null. no_compiled_form: why the function has no
+# compiled form (a session or graph-building API, a Python hook, file I/O), so compiled mode cannot
+# route it through the compiler and its compiled rows are `not_routed` by nature, not by neglect.
+OPTIONAL = ("upstream_test", "removed_since", "study_name", "reason", "no_upstream_test", "no_compiled_form")
 FRAMEWORK_PREFIX = {"torch": "torch.", "tensorflow": "tf.", "jax": "jax."}
 
 

@@ -26,7 +26,7 @@ from portability_data.runner.spec import Paths, RunSpec, select_cases
 def cpu_model() -> str:
     """The host CPU's name, as the harness reads it (harness.py keeps its private name: its bytes
     are the harness digest)."""
-    from portability_data.runner.harness import _cpu_model as model
+    from portability_data.runner.backends import cpu_model as model
 
     return model()
 
@@ -72,7 +72,11 @@ def host_load() -> list[float]:
         return []
 
 
-HARNESS_FILES = ("harness.py", "worker.py")  # the code that decides how a case runs and is timed
+# The code that decides how a case runs and is timed. The harness was one file until it was split
+# into harness, backends and timing; a commit's digest is over the set it had (HARNESS_FILE_SETS,
+# newest first), so submissions made by older commits still match.
+HARNESS_FILES = ("harness.py", "backends.py", "timing.py", "worker.py")
+HARNESS_FILE_SETS = (HARNESS_FILES, ("harness.py", "worker.py"))
 # The runner package's own dotted path, as the harness files name it. It is written as the package
 # root before hashing, so the digest is of the code, not of where the package lives: the move of
 # the flat modules into runner/ (issue 17) is not a harness change, and every other byte is.

@@ -323,6 +323,10 @@ def _fault_event(test_id: str, outcome: str, error_type: str, message: str) -> d
     }
 
 
+# The measures a case may report (harness.MEASURES), as results columns.
+MEASURE_COLUMNS = ("oracle", "samples", "samples_failed", "max_abs_error", "max_rel_error")
+
+
 def subtest_name(test_id: str) -> str:
     """The subtest's name across devices: the test name after the file (no device token in ours)."""
     return test_id.split("::", 1)[1] if "::" in test_id else test_id
@@ -342,6 +346,7 @@ def build_row(state: RunState, case: dict[str, Any], repeat: int, event: dict[st
             outcome=outcome,
         )
     info = state.info
+    measures = event.get("measures") or {}
     return {
         "run_id": state.run_id,
         "source": state.spec.source,
@@ -366,6 +371,7 @@ def build_row(state: RunState, case: dict[str, Any], repeat: int, event: dict[st
         "graph_breaks": event.get("graph_breaks"),
         "confirmation": None,
         "failure_subcategory": subcategory,
+        **{name: measures.get(name) for name in MEASURE_COLUMNS},
     }
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pyarrow as pa
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 # Columns added since a schema version, all nullable: a file written at an older version is read
 # with these as nulls (additive evolution); any other difference is schema drift and an error.
 ADDED_SINCE: dict[int, dict[str, tuple[str, ...]]] = {
@@ -27,6 +27,10 @@ ADDED_SINCE: dict[int, dict[str, tuple[str, ...]]] = {
         "outcomes": ("n_order_dependent", "n_not_compiled"),
     },
     3: {"runs": ("host_load_mean", "host_load_max")},
+    4: {
+        "results": ("oracle", "samples", "samples_failed", "max_abs_error", "max_rel_error"),
+        "cases": ("origin", "no_compiled_form"),
+    },
 }
 
 FRAMEWORKS = ("torch", "tensorflow", "jax")
@@ -54,6 +58,7 @@ FUNCTION_OUTCOMES = (
 SAMPLE_STATUSES = ("kept", "replaced", "replacement", "overlap")
 REPLACEMENT_REASONS = ("no_test", "error_handling_only", "legacy_version", "unsuitable")
 CASE_STATUSES = ("active", "removed", "unsuitable")
+CASE_ORIGINS = ("curated", "opinfo", "module", "optimizer")
 RUN_STATUSES = ("running", "complete", "partial")
 # How a subtest ran (results.execution): eager; compiled (the function under test went through the
 # compiler whole: torch.compile fullgraph, jax.jit, tf.function(jit_compile=True)); graph_breaks
@@ -192,6 +197,14 @@ CASES = _schema(
         _field("removed_since", _str, True, "framework version that removed the function"),
         _field("notes", _str, False, "free-text notes"),
         _field("schema_version", _i64, False, "version of the case row format"),
+        _field("origin", _str, True, "curated (a case file written here) or a census source: opinfo, ..."),
+        _field(
+            "no_compiled_form",
+            _str,
+            True,
+            "why the function has no compiled form (graph or session API, Python hook, file I/O); "
+            "null: compiled mode routes it through the compiler",
+        ),
     ],
 )
 
@@ -236,6 +249,11 @@ RESULTS = _schema(
             True,
             "finer reading of the failure from the rule table (compile_limitation, wrong_result, ...)",
         ),
+        _field("oracle", _str, True, "what the values were compared with: reference, numpy, eager, cpu"),
+        _field("samples", _i64, True, "sample inputs the subtest ran (census: a subtest per entry x dtype)"),
+        _field("samples_failed", _i64, True, "of those samples, how many raised or left the tolerance"),
+        _field("max_abs_error", _f64, True, "largest absolute deviation from the oracle over the samples"),
+        _field("max_rel_error", _f64, True, "largest relative deviation from the oracle over the samples"),
     ],
 )
 

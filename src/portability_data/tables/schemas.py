@@ -89,7 +89,7 @@ class CasesTable(_Table):
     function: Str = pa.Field(str_matches=QUALIFIED_NAME)
     study_name: Str = pa.Field(nullable=True)
     test_file: Str = pa.Field(
-        str_matches=r"^cases/(torch|tensorflow|jax)/test_[A-Za-z0-9_]+\.py$", nullable=True
+        str_matches=r"^cases/(torch|tensorflow|jax)/(census/)?test_[A-Za-z0-9_]+\.py$", nullable=True
     )
     upstream_test: Str = pa.Field(nullable=True)
     samples: StrList
@@ -97,6 +97,8 @@ class CasesTable(_Table):
     removed_since: Str = pa.Field(nullable=True)
     notes: Str
     schema_version: Int = pa.Field(ge=1, le=c.SCHEMA_VERSION)
+    origin: Str = pa.Field(isin=c.CASE_ORIGINS, nullable=True)
+    no_compiled_form: Str = pa.Field(nullable=True)
 
 
 class ResultsTable(_Table):
@@ -125,6 +127,11 @@ class ResultsTable(_Table):
     graph_breaks: Int = pa.Field(ge=0, nullable=True)
     confirmation: Str = pa.Field(isin=c.CONFIRMATIONS, nullable=True)
     failure_subcategory: Str = pa.Field(nullable=True)
+    oracle: Str = pa.Field(nullable=True)
+    samples: Int = pa.Field(ge=0, nullable=True)
+    samples_failed: Int = pa.Field(ge=0, nullable=True)
+    max_abs_error: Float = pa.Field(ge=0, nullable=True)
+    max_rel_error: Float = pa.Field(ge=0, nullable=True)
 
     @pa.dataframe_check(error="a failed subtest needs a failure category, a passed one none")
     def category_matches_outcome(cls, frame: pd.DataFrame) -> pd.Series:

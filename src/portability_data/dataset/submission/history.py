@@ -11,7 +11,7 @@ import subprocess
 from pathlib import Path
 
 from portability_data.dataset.submission.files import SubmissionError
-from portability_data.runner.provenance import HARNESS_FILES, harness_digest_of, sha256_of_parts
+from portability_data.runner.provenance import HARNESS_FILE_SETS, harness_digest_of, sha256_of_parts
 from portability_data.tables.contracts import FRAMEWORKS
 
 # Where the HARNESS_FILES live in the repository: runner/ since the layered layout, the package
@@ -117,14 +117,8 @@ class CommitDigests:
                 self._case_sets[cases[0]] = self._case_digests(case_entries)
             for key in self._case_sets[cases[0]]:
                 self.cases.setdefault(key, commit)
-        ids: list[str] = []
-        for folder in HARNESS_DIRS:
-            package = self._read(f"{commit}:{folder}")
-            entries = parse_tree(package[1]) if package is not None else {}
-            ids = [entries[name][1] for name in HARNESS_FILES if name in entries]
-            if len(ids) == len(HARNESS_FILES):
-                break
-        if len(ids) != len(HARNESS_FILES):
+        ids = self._harness_ids(commit)
+        if ids is None:
             return
         conftest = case_entries.get("conftest.py", ("", ""))[1]
         key = (*ids, conftest)
@@ -133,6 +127,20 @@ class CommitDigests:
             # as harness_digest: b"" if the conftest is absent
             self._harness_of[key] = harness_digest_of(files, self._object(conftest) if conftest else b"")
         self.harness.setdefault(self._harness_of[key], commit)
+
+    def _harness_ids(self, commit: str) -> list[str] | None:
+        """Object ids of the commit's harness files: the first file set (newest first) found whole
+        in one of the HARNESS_DIRS; None where the commit has no harness."""
+        trees = {}
+        for folder in HARNESS_DIRS:
+            package = self._read(f"{commit}:{folder}")
+            trees[folder] = parse_tree(package[1]) if package is not None else {}
+        for names in HARNESS_FILE_SETS:
+            for folder in HARNESS_DIRS:
+                entries = trees[folder]
+                if all(name in entries for name in names):
+                    return [entries[name][1] for name in names]
+        return None
 
     def _case_digests(self, case_entries: dict[str, tuple[str, str]]) -> list[tuple[str, str]]:
         """(case_id, digest) of every row file cases/<framework>/*.yaml of one cases/ tree."""
