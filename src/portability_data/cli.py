@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from portability_data import commands
-from portability_data.tables.contracts import DEVICES, FRAMEWORKS, MODES
+from portability_data.tables.contracts import DEVICES, FRAMEWORKS, MODES, SUITES
 
 
 @dataclass(frozen=True)
@@ -158,6 +158,13 @@ COMMANDS: tuple[Command, ...] = (
         arg("--timeout", type=float, default=900.0, help="seconds per subtest (the study: 15 minutes)"),
         arg("--memory-mb", type=int, default=8192, help="memory cap of the case worker"),
         arg("--cases", nargs="*", help="case ids to run (default: all active cases)"),
+        arg(
+            "--suite",
+            choices=SUITES,
+            default="curated",
+            help="curated: the case files of cases/<framework>/; census: the entries of the harvested "
+            "manifests in cases/<framework>/census/ (one subtest per entry x dtype)",
+        ),
         arg("--resume", metavar="RUN_ID", help="finish a run that was killed, from its journal"),
         flag(
             "--no-confirm",
@@ -188,6 +195,21 @@ COMMANDS: tuple[Command, ...] = (
             choices=FRAMEWORKS,
             help="run only these frameworks' settings (two streams side by side; the stage runs all)",
         ),
+        arg(
+            "--suite",
+            choices=SUITES,
+            default="curated",
+            help="curated: params.yaml run settings; census: params.yaml census settings",
+        ),
+    ),
+    command(
+        "census-harvest",
+        commands.cmd_census_harvest,
+        "Write the census manifest of the installed torch's OpInfo database (entries, their public "
+        "functions, every dtype each knows of, the tolerance policy) for the census suite to run.",
+        path_arg("--params", "params.yaml", "parameters file (census.tolerances)"),
+        path_arg("--api", "data/api/api.parquet", "api table of the installed torch (public names)"),
+        path_arg("--out", "cases/torch/census/opinfo.yaml", "manifest to write (default: %(default)s)"),
     ),
     command(
         "bench",

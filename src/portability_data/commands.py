@@ -146,6 +146,7 @@ def cmd_run(args: argparse.Namespace) -> None:
         timeout_s=args.timeout,
         memory_mb=args.memory_mb,
         cases=tuple(args.cases or ()),
+        suite=args.suite,
     )
     try:
         if args.dry_run:
@@ -177,7 +178,19 @@ def cmd_run(args: argparse.Namespace) -> None:
 def cmd_run_stage(args: argparse.Namespace) -> None:
     from portability_data.pipeline.run_stage import run_stage
 
-    run_stage(load_params(args.params)["run"], _repo_root(), args.out, tuple(args.frameworks or ()))
+    section = "census" if args.suite == "census" else "run"
+    frameworks = tuple(args.frameworks or ())
+    run_stage(load_params(args.params)[section], _repo_root(), args.out, frameworks, suite=args.suite)
+
+
+def cmd_census_harvest(args: argparse.Namespace) -> None:
+    from portability_data.pipeline.census_harvest import HarvestError, run_census_harvest
+
+    try:
+        lines = run_census_harvest(args.api, args.out, load_params(args.params)["census"]["tolerances"])
+    except HarvestError as exc:
+        raise SystemExit(f"error: {exc}") from None
+    print("\n".join([*lines, f"-> {args.out}"]))
 
 
 def cmd_bench(args: argparse.Namespace) -> None:

@@ -17,16 +17,19 @@ from typing import Any
 
 import pyarrow.parquet as pq
 
+from portability_data.runner.census_rows import CENSUS_FOLDER
 from portability_data.runner.provenance import harness_digest
 from portability_data.runner.spec import SOURCE, Paths, RunSpec
 from portability_data.runner.supervisor import run
 from portability_data.tables.atomic import atomic_write_bytes
 
 
-def cases_digest(repo_root: Path, framework: str) -> str:
-    """sha256 over the framework's row and test files (names and contents)."""
+def cases_digest(repo_root: Path, framework: str, suite: str = "curated") -> str:
+    """sha256 over the suite's row and test files (names and contents): the framework's case
+    files, or its census manifests and modules (cases/<framework>/census/)."""
     digest = hashlib.sha256()
-    for path in sorted((repo_root / "cases" / framework).glob("*")):
+    folder = repo_root / "cases" / framework
+    for path in sorted((folder / CENSUS_FOLDER if suite == "census" else folder).glob("*")):
         if path.suffix in (".py", ".yaml") and path.is_file():
             digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
     return digest.hexdigest()[:16]
@@ -49,7 +52,13 @@ def existing_runs(runs_dir: Path) -> dict[str, dict[str, Any]]:
 
 
 def setting_spec(
-    framework: str, device: str, mode: str, repeats: int, run_params: dict[str, Any], source: str = SOURCE
+    framework: str,
+    device: str,
+    mode: str,
+    repeats: int,
+    run_params: dict[str, Any],
+    source: str = SOURCE,
+    suite: str = "curated",
 ) -> RunSpec:
     """The run of one framework x device x mode under params.yaml's run limits (all active cases)."""
     return RunSpec(
@@ -61,14 +70,20 @@ def setting_spec(
         memory_mb=int(run_params["memory_mb"]),
         cases=(),
         source=source,
+        suite=suite,
     )
 
 
 def run_stage(
-    run_params: dict[str, Any], repo_root: Path, manifest: Path, only: tuple[str, ...] = ()
+    run_params: dict[str, Any],
+    repo_root: Path,
+    manifest: Path,
+    only: tuple[str, ...] = (),
+    suite: str = "curated",
 ) -> list[str]:
     """Run what is missing; write the manifest (run ids covering the current cases); return it.
-    `only` limits the frameworks (to run two streams side by side; the stage itself runs all)."""
+    `only` limits the frameworks (to run two streams side by side; the stage itself runs all). The
+    census stage is the same over suite census with params.yaml's census section."""
     paths = Paths.under(repo_root)
     done = existing_runs(paths.runs_dir)
     covering = []
@@ -76,10 +91,10 @@ def run_stage(
     for framework in run_params["frameworks"]:
         if only and framework not in only:
             continue
-        digest = cases_digest(paths.repo_root, framework) + harness
+        digest = cases_digest(paths.repo_root, framework, suite) + harness
         for device in run_params["devices"]:
             for mode in run_params["modes"]:
-                spec = setting_spec(framework, device, mode, run_params["repeats"], run_params)
+                spec = setting_spec(framework, device, mode, run_params["repeats"], run_params, suite=suite)
                 key = spec.params_hash(digest)
                 if key in done:
                     state = "up to date" if done[key]["status"] == "complete" else "partial, closed by hand"

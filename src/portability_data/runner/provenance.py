@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from portability_data.runner.case_rows import load_rows
+from portability_data.runner.census_rows import census_rows
 from portability_data.runner.spec import Paths, RunSpec, select_cases
 
 
@@ -114,6 +115,7 @@ def harness_digest(cases_dir: Path) -> str:
 def case_digests(paths: Paths, case_ids: Any, framework: str) -> dict[str, str]:
     """case_id -> sha256 of its row file and test file, as they are on disk now."""
     rows = {r["case_id"]: r for r in load_rows(paths.cases_dir, paths.repo_root, (framework,))}
+    rows.update((r["case_id"], r) for r in census_rows(paths.cases_dir, paths.repo_root, framework))
     found = {}
     for case_id in sorted(case_ids):
         row = rows.get(case_id)

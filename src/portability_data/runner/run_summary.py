@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-COLLECTION_SUFFIX = "::<collection>"
+COLLECTION_MARK = "::<collection>"  # curated: a file suffix; census: ::<collection>[case id]
 # Outcomes beside the four columns of the table: the worker's faults and the unknown.
 OTHER_OUTCOMES = ("timeout", "crashed", "memory", "unknown")
 
@@ -28,7 +28,7 @@ def cannot_run(row: dict[str, Any]) -> bool:
     """True for a row that says its case file never ran: a collection (import) error, or the
     harness failing rather than the function (category `harness`, the runner's HarnessError)."""
     return (
-        str(row.get("test_id", "")).endswith(COLLECTION_SUFFIX)
+        COLLECTION_MARK in str(row.get("test_id", ""))
         or row.get("failure_category") == "harness"
         or row.get("error_type") == "HarnessError"
     )

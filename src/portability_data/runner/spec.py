@@ -14,9 +14,11 @@ from pathlib import Path
 from typing import Any
 
 from portability_data.runner.case_rows import load_rows
+from portability_data.runner.census_rows import census_rows
 from portability_data.tables import contracts
 
 SOURCE = "portability"
+SUITES = contracts.SUITES
 
 
 class RunError(RuntimeError):
@@ -35,6 +37,7 @@ class RunSpec:
     memory_mb: int = 8192
     cases: tuple[str, ...] = ()
     source: str = SOURCE
+    suite: str = "curated"  # curated: the case files written here; census: the harvested manifests
 
     def validate(self) -> None:
         if self.framework not in contracts.FRAMEWORKS:
@@ -51,10 +54,15 @@ class RunSpec:
             raise RunError(f"timeout must be > 0 seconds, got {self.timeout_s}")
         if self.memory_mb <= 0:
             raise RunError(f"memory cap must be > 0 MB, got {self.memory_mb}")
+        if self.suite not in SUITES:
+            raise RunError(f"unknown suite {self.suite!r}; use one of {', '.join(SUITES)}")
 
     def params_hash(self, cases_digest: str = "") -> str:
         """sha256 of the parameters and of the case files run (so a changed case is a new run)."""
-        payload = json.dumps({**asdict(self), "cases_digest": cases_digest}, sort_keys=True)
+        fields = asdict(self)
+        if fields["suite"] == "curated":  # runs made before suites existed keep their hash
+            del fields["suite"]
+        payload = json.dumps({**fields, "cases_digest": cases_digest}, sort_keys=True)
         return hashlib.sha256(payload.encode()).hexdigest()[:16]
 
 
@@ -81,10 +89,12 @@ class Paths:
 
 
 def select_cases(spec: RunSpec, paths: Paths) -> list[dict[str, Any]]:
-    """The active cases of the framework (all, or those named), each with a test file."""
-    rows = [
-        r for r in load_rows(paths.cases_dir, paths.repo_root, (spec.framework,)) if r["status"] == "active"
-    ]
+    """The active cases of the framework's suite (all, or those named), each with a test file."""
+    if spec.suite == "census":
+        rows = census_rows(paths.cases_dir, paths.repo_root, spec.framework)
+    else:
+        curated = load_rows(paths.cases_dir, paths.repo_root, (spec.framework,))
+        rows = [r for r in curated if r["status"] == "active"]
     if spec.cases:
         wanted = set(spec.cases)
         unknown = wanted - {r["case_id"] for r in rows}

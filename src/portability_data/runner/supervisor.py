@@ -55,8 +55,10 @@ from portability_data.tables.atomic import atomic_write_arrow
 
 
 def new_run_id(spec: RunSpec) -> str:
+    """framework-device-mode[-census]-UTC stamp-random: unique, and says what ran."""
     stamp = dt.datetime.now(dt.UTC).strftime("%Y%m%dT%H%M%SZ")
-    return f"{spec.framework}-{spec.device}-{spec.mode}-{stamp}-{secrets.token_hex(3)}"
+    suite = "-census" if spec.suite == "census" else ""
+    return f"{spec.framework}-{spec.device}-{spec.mode}{suite}-{stamp}-{secrets.token_hex(3)}"
 
 
 def run(
@@ -167,19 +169,30 @@ class _Supervisor:
         return self.worker
 
     def run_case(self, case: dict[str, Any], repeat: int) -> None:
+        """Run one case's subtests not yet journaled for this repeat. A curated case is its whole
+        file; a census case is the node ids it names (`select`: one entry of a shared module),
+        and a collection error is then that entry's own (`<collection>[case id]`)."""
+        own = case.get("select")
+        collection = collection_id(case)
         done_here: set[str] = {
-            t for (t, r) in self.state.done if r == repeat and t.startswith(case["test_file"])
+            t
+            for (t, r) in self.state.done
+            if r == repeat and (t in own if own else t.startswith(case["test_file"]))
         }
-        done_here |= {
-            t for (t, r) in self.state.done if r == repeat and t == f"{case['test_file']}::<collection>"
-        }
-        if f"{case['test_file']}::<collection>" in done_here:
+        done_here |= {t for (t, r) in self.state.done if r == repeat and t == collection}
+        if collection in done_here:
             return
         for _attempt in range(1000):  # one attempt per fault at most; bounded by the subtests
             worker = self._ensure_worker()
-            worker.send(
-                {"file": str(self.paths.repo_root / case["test_file"]), "deselect": sorted(done_here)}
-            )
+            if own:
+                remaining = [str(self.paths.repo_root / t) for t in own if t not in done_here]
+                if not remaining:
+                    return
+                worker.send({"select": remaining})
+            else:
+                worker.send(
+                    {"file": str(self.paths.repo_root / case["test_file"]), "deselect": sorted(done_here)}
+                )
             in_flight: str | None = None
             started = time.monotonic()
             try:
@@ -194,11 +207,7 @@ class _Supervisor:
                     if kind == "start":
                         in_flight, started = event["test_id"], time.monotonic()
                     elif kind == "result":
-                        test_id = (
-                            event["test_id"]
-                            if event.get("when") != "collect"
-                            else f"{case['test_file']}::<collection>"
-                        )
+                        test_id = event["test_id"] if event.get("when") != "collect" else collection
                         if test_id not in done_here:
                             self._record(case, repeat, {**event, "test_id": test_id})
                             done_here.add(test_id)
@@ -210,7 +219,7 @@ class _Supervisor:
                             case,
                             repeat,
                             _fault_event(
-                                f"{case['test_file']}::<collection>",
+                                collection,
                                 "error",
                                 "HarnessError",
                                 event.get("error", ""),
@@ -222,10 +231,10 @@ class _Supervisor:
                     worker.close()
                 else:
                     worker.kill()
-                target = in_flight or f"{case['test_file']}::<collection>"
+                target = in_flight or collection
                 self._record(case, repeat, _fault_event(target, *self._describe(fault)))
                 done_here.add(target)
-            if target.endswith("::<collection>"):
+            if target == collection:
                 return
 
     def confirm_failures(self) -> int:
@@ -244,7 +253,7 @@ class _Supervisor:
             {
                 r["test_id"]
                 for r in rows
-                if r["outcome"] in CONFIRMED_OUTCOMES and not r["test_id"].endswith("::<collection>")
+                if r["outcome"] in CONFIRMED_OUTCOMES and "::<collection>" not in r["test_id"]
             }
             - set(done)
         )
@@ -325,6 +334,12 @@ def _fault_event(test_id: str, outcome: str, error_type: str, message: str) -> d
 
 # The measures a case may report (harness.MEASURES), as results columns.
 MEASURE_COLUMNS = ("oracle", "samples", "samples_failed", "max_abs_error", "max_rel_error")
+
+
+def collection_id(case: dict[str, Any]) -> str:
+    """The test id under which a case's collection error is recorded."""
+    suffix = f"[{case['case_id']}]" if case.get("select") else ""
+    return f"{case['test_file']}::<collection>{suffix}"
 
 
 def subtest_name(test_id: str) -> str:

@@ -59,6 +59,8 @@ SAMPLE_STATUSES = ("kept", "replaced", "replacement", "overlap")
 REPLACEMENT_REASONS = ("no_test", "error_handling_only", "legacy_version", "unsuitable")
 CASE_STATUSES = ("active", "removed", "unsuitable")
 CASE_ORIGINS = ("curated", "opinfo", "module", "optimizer")
+# What a run runs: the curated case files, or the census manifests (cases/<framework>/census/).
+SUITES = ("curated", "census")
 RUN_STATUSES = ("running", "complete", "partial")
 # How a subtest ran (results.execution): eager; compiled (the function under test went through the
 # compiler whole: torch.compile fullgraph, jax.jit, tf.function(jit_compile=True)); graph_breaks

@@ -1,0 +1,84 @@
+"""Census cases for the runner: the manifests in cases/<framework>/census/ as case rows.
+
+A manifest (`<source>.yaml`, harvested by `portability census-harvest`) lists the entries of one
+of the framework's own test databases; its module `test_<source>.py` beside it runs them, one
+subtest per entry x dtype. Each entry is a case of the run like a curated one (its case id, the
+public function it tests), whose subtests are named node ids: the supervisor sends exactly those
+to the worker, and the module parametrises only what it is sent. Light: PyYAML only, so a bare
+device machine can run the census.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+MANIFEST_VERSION = 1
+CENSUS_FOLDER = "census"
+TEST_NAME = "test_entry"  # the census modules' one test function
+
+
+class CensusManifestError(RuntimeError):
+    """A manifest is missing, unreadable or not of this version: the census cannot run it."""
+
+
+def entry_id(name: str, variant: str | None) -> str:
+    """An entry as the census names it: the database's name, then its variant after a dot."""
+    return f"{name}.{variant}" if variant else name
+
+
+def census_case_id(framework: str, origin: str, entry: str) -> str:
+    """torch + opinfo + linalg.svd -> torch.census.opinfo.linalg.svd (identifiers only)."""
+    parts = [re.sub(r"\W", "_", part) or "_" for part in entry.split(".")]
+    parts = [f"_{p}" if p[0].isdigit() else p for p in parts]
+    return ".".join([framework, CENSUS_FOLDER, origin, *parts])
+
+
+def manifest_paths(cases_dir: Path, framework: str) -> list[Path]:
+    folder = cases_dir / framework / CENSUS_FOLDER
+    return sorted(folder.glob("*.yaml")) if folder.is_dir() else []
+
+
+def read_manifest(path: Path) -> dict[str, Any]:
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    try:
+        manifest = yaml.load(path.read_text(encoding="utf-8"), Loader=loader)
+    except (OSError, yaml.YAMLError) as exc:
+        raise CensusManifestError(
+            f"{path}: cannot read the census manifest ({exc}); re-run `portability census-harvest`"
+        ) from None
+    if not isinstance(manifest, dict) or manifest.get("manifest_version") != MANIFEST_VERSION:
+        raise CensusManifestError(
+            f"{path}: not a census manifest of version {MANIFEST_VERSION}; "
+            "re-run `portability census-harvest`"
+        )
+    return manifest
+
+
+def census_rows(cases_dir: Path, repo_root: Path, framework: str) -> list[dict[str, Any]]:
+    """Every census entry of the framework as a case row the runner can run."""
+    rows = []
+    for path in manifest_paths(cases_dir, framework):
+        manifest = read_manifest(path)
+        test_file = path.with_name(f"test_{path.stem}.py")
+        if not test_file.exists():
+            raise CensusManifestError(f"{path}: its module {test_file.name} is missing beside it")
+        relative_test = test_file.relative_to(repo_root).as_posix()
+        for entry in manifest["entries"]:
+            node = f"{relative_test}::{TEST_NAME}[{entry['entry']}"
+            rows.append(
+                {
+                    "case_id": entry["case_id"],
+                    "framework": framework,
+                    "function": entry["function"],
+                    "test_file": relative_test,
+                    "status": "active",
+                    "origin": manifest["origin"],
+                    "select": [f"{node}-{dtype}]" for dtype in entry["dtypes"]],
+                    "_row_file": path.relative_to(repo_root).as_posix(),
+                }
+            )
+    return rows
