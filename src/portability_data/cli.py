@@ -203,6 +203,16 @@ COMMANDS: tuple[Command, ...] = (
         ),
     ),
     command(
+        "support-matrix",
+        commands.cmd_support_matrix,
+        "Build the census's support matrix (function entry x dtype x setting, beside what the "
+        "framework declares) from the census runs' shards.",
+        path_arg("--results", "data/results", "results shards (census rows are picked out)"),
+        path_arg("--runs", "data/runs", "runs rows"),
+        path_arg("--declared", "data/declared/declared.parquet", "declared table"),
+        path_arg("--out", "data/census/support_matrix.parquet", "table to write (default: %(default)s)"),
+    ),
+    command(
         "census-harvest",
         commands.cmd_census_harvest,
         "Write the census manifest of the installed torch's OpInfo database (entries, their public "

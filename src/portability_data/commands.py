@@ -183,6 +183,12 @@ def cmd_run_stage(args: argparse.Namespace) -> None:
     run_stage(load_params(args.params)[section], _repo_root(), args.out, frameworks, suite=args.suite)
 
 
+def cmd_support_matrix(args: argparse.Namespace) -> None:
+    from portability_data.pipeline.support_matrix import run_support_matrix
+
+    print("\n".join(run_support_matrix(args.results, args.runs, args.declared, args.out)))
+
+
 def cmd_census_harvest(args: argparse.Namespace) -> None:
     from portability_data.pipeline.census_harvest import HarvestError, run_census_harvest
 

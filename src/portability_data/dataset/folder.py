@@ -25,6 +25,7 @@ CONFIG_FILES: dict[str, str] = {
     "published": "published/*.parquet",
     "reproduction": "reproduction/*.parquet",
     "declared": "declared/*.parquet",
+    "support_matrix": "census/support_matrix.parquet",
 }
 DEFAULT_CONFIG = "results"
 HUB_REPO_ID = "portability-bench/portability"
@@ -96,7 +97,8 @@ TABLE_PURPOSE = {
     "api": "Every public function, builtin, class and method of a framework at one version.",
     "frequencies": "How often each API function is called in a corpus (resolved and bare-name counts).",
     "samples": "Every draw, overlap and replacement of a stratified sample (incl. the study's, mince2023).",
-    "cases": "The curated cases: the function, its test file here, and where upstream tests it.",
+    "cases": "The cases: curated (a test file written here) and census (an entry of the framework's own "
+    "test database); the function, its test file, and where upstream tests it.",
     "results": "One row per subtest x repeat of a run: outcome, failure category, every op timing.",
     "runs": "One row per run: machine, versions, parameters, the timer's floor, status.",
     "outcomes": "Per function x device x mode x source: success, partial or complete failure.",
@@ -106,6 +108,9 @@ TABLE_PURPOSE = {
     "declared": "What the framework's own test databases declare per function, device type and dtype: "
     "supported dtypes, expected failures, skips, tolerances (PyTorch: OpInfo, ModuleInfo, OptimizerInfo, "
     "the MPS lists).",
+    "support_matrix": "The census: per function entry x dtype x setting, whether it works on the framework's "
+    "own sample inputs (samples run and failed, deviation from the oracle), beside what the framework "
+    "declares for that device type and dtype.",
 }
 
 

@@ -254,6 +254,44 @@ def _collection_error(output: str, test_file: str) -> str:
     return describe_collection_error("\n".join(lines[start + 1 : end]), test_file)
 
 
+# Where upstream runs what the census runs: the OpInfo entries against their NumPy references.
+CENSUS_UPSTREAM = {"opinfo": "test/test_ops.py::TestCommon::test_numpy_ref"}
+
+
+def census_case_rows(cases_dir: Path, repo_root: Path, frameworks: tuple[str, ...]) -> list[dict]:
+    """The census manifests' entries as rows of the cases table (origin opinfo, ...)."""
+    from portability_data.runner.census_rows import census_rows, manifest_paths, read_manifest
+
+    rows = []
+    for framework in frameworks:
+        entries = {
+            entry["case_id"]: (entry["entry"], manifest["source"])
+            for path in manifest_paths(cases_dir, framework)
+            for manifest in [read_manifest(path)]
+            for entry in manifest["entries"]
+        }
+        for row in census_rows(cases_dir, repo_root, framework):
+            entry, source = entries[row["case_id"]]
+            rows.append(
+                {
+                    "case_id": row["case_id"],
+                    "framework": framework,
+                    "function": canonical_name(row["function"]),
+                    "study_name": None,
+                    "test_file": row["test_file"],
+                    "upstream_test": CENSUS_UPSTREAM.get(row["origin"]),
+                    "samples": [],
+                    "status": "active",
+                    "removed_since": None,
+                    "notes": f"census entry {entry} of {source}, one subtest per dtype it knows of",
+                    "schema_version": SCHEMA_VERSION,
+                    "origin": row["origin"],
+                    "no_compiled_form": None,
+                }
+            )
+    return rows
+
+
 def compile_cases(
     repo_root: Path,
     api_path: Path | None,
@@ -291,6 +329,7 @@ def compile_cases(
             }
             for r in sorted(rows, key=lambda r: r["case_id"])
         ]
+        + census_case_rows(cases_dir, repo_root, frameworks)
     )
     if frame.empty:
         from portability_data.tables.tableio import empty_frame

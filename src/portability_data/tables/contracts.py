@@ -61,6 +61,13 @@ CASE_STATUSES = ("active", "removed", "unsuitable")
 CASE_ORIGINS = ("curated", "opinfo", "module", "optimizer")
 # What a run runs: the curated case files, or the census manifests (cases/<framework>/census/).
 SUITES = ("curated", "census")
+
+
+def is_census_case(case_id: str) -> bool:
+    """Census case ids are <framework>.census.<origin>.<entry> (runner/census_rows.py)."""
+    parts = str(case_id).split(".", 3)
+    return len(parts) == 4 and parts[1] == "census"
+
 RUN_STATUSES = ("running", "complete", "partial")
 # How a subtest ran (results.execution): eager; compiled (the function under test went through the
 # compiler whole: torch.compile fullgraph, jax.jit, tf.function(jit_compile=True)); graph_breaks
@@ -503,6 +510,40 @@ DECLARED = _schema(
     ],
 )
 
+# The census's support matrix: one row per function entry x dtype x setting of a census run.
+SUPPORT_STATUSES = ("works", "partial", "fails", "error", "timeout", "crashed", "memory", "unknown")
+DECLARED_DTYPE = ("supported", "unsupported")
+FINDINGS = ("declared_unsupported_works", "declared_supported_fails")
+
+SUPPORT_MATRIX = _schema(
+    "support_matrix",
+    [
+        _field("framework", _str, False, "torch, tensorflow or jax"),
+        _field("framework_version", _str, False, "version the census ran on"),
+        _field("function", _str, False, "public qualified name the entry tests"),
+        _field("origin", _str, False, "the census source: opinfo, ..."),
+        _field("entry", _str, False, "the database entry (name.variant), e.g. linalg.svd"),
+        _field("case_id", _str, False, "census case id"),
+        _field("dtype", _str, False, "dtype of the samples"),
+        _field("device", _str, False, "cpu, gpu, tpu or mps"),
+        _field("device_model", _str, False, "hardware model"),
+        _field("mode", _str, False, "eager or compiled"),
+        _field("run_id", _str, False, "the census run (newest of its setting)"),
+        _field("status", _str, False, "works, partial (some samples failed), fails, or the worker's fault"),
+        _field("samples", _i64, True, "samples run (null: the generator raised before any ran)"),
+        _field("samples_failed", _i64, True, "samples that raised or left the tolerance"),
+        _field("oracle", _str, True, "reference (NumPy), eager, cpu or none"),
+        _field("max_abs_error", _f64, True, "largest absolute deviation from the oracle"),
+        _field("max_rel_error", _f64, True, "largest relative deviation from the oracle"),
+        _field("error_type", _str, True, "the first failing sample's exception"),
+        _field("failure_category", _str, True, "the study's category of that failure"),
+        _field("confirmation", _str, True, "confirmed, order_dependent, inconclusive (failing pairs)"),
+        _field("declared_dtype", _str, True, "dtype list of the device type: supported, unsupported"),
+        _field("declared_failures", _i64, False, "active skips, xfails for device type x dtype"),
+        _field("finding", _str, True, "declared_unsupported_works, declared_supported_fails (null: agree)"),
+    ],
+)
+
 TABLES: dict[str, pa.Schema] = {
     "api": API,
     "frequencies": FREQUENCIES,
@@ -515,6 +556,7 @@ TABLES: dict[str, pa.Schema] = {
     "published": PUBLISHED,
     "reproduction": REPRODUCTION,
     "declared": DECLARED,
+    "support_matrix": SUPPORT_MATRIX,
 }
 
 

@@ -314,6 +314,44 @@ class DeclaredTable(_Table):
         return ~frame.duplicated(key, keep=False)
 
 
+class SupportMatrixTable(_Table):
+    """The census: per function entry x dtype x setting, whether it works, against what it declares."""
+
+    framework: Str = pa.Field(isin=c.FRAMEWORKS)
+    framework_version: Str = pa.Field(str_length={"min_value": 1})
+    function: Str = pa.Field(str_matches=QUALIFIED_NAME)
+    origin: Str = pa.Field(isin=c.CASE_ORIGINS)
+    entry: Str = pa.Field(str_length={"min_value": 1})
+    case_id: Str = pa.Field(str_matches=QUALIFIED_NAME)
+    dtype: Str = pa.Field(str_matches=r"^[a-z0-9_]+$")
+    device: Str = pa.Field(isin=c.DEVICES)
+    device_model: Str = pa.Field(str_length={"min_value": 1})
+    mode: Str = pa.Field(isin=c.MODES)
+    run_id: Str = pa.Field(str_matches=IDENTIFIER)
+    status: Str = pa.Field(isin=c.SUPPORT_STATUSES)
+    samples: Int = pa.Field(ge=0, nullable=True)
+    samples_failed: Int = pa.Field(ge=0, nullable=True)
+    oracle: Str = pa.Field(nullable=True)
+    max_abs_error: Float = pa.Field(ge=0, nullable=True)
+    max_rel_error: Float = pa.Field(ge=0, nullable=True)
+    error_type: Str = pa.Field(nullable=True)
+    failure_category: Str = pa.Field(isin=c.FAILURE_CATEGORIES, nullable=True)
+    confirmation: Str = pa.Field(isin=c.CONFIRMATIONS, nullable=True)
+    declared_dtype: Str = pa.Field(isin=c.DECLARED_DTYPE, nullable=True)
+    declared_failures: Int = pa.Field(ge=0)
+    finding: Str = pa.Field(isin=c.FINDINGS, nullable=True)
+
+    @pa.dataframe_check(error="one row per entry, dtype and setting")
+    def one_row_per_pair(cls, frame: pd.DataFrame) -> pd.Series:
+        key = ["framework", "case_id", "dtype", "device", "device_model", "mode", "framework_version"]
+        return ~frame.duplicated(key, keep=False)
+
+    @pa.dataframe_check(error="samples_failed cannot exceed samples")
+    def failed_within_samples(cls, frame: pd.DataFrame) -> pd.Series:
+        both = frame["samples"].notna() & frame["samples_failed"].notna()
+        return ~both | (frame["samples_failed"] <= frame["samples"])
+
+
 MODELS: dict[str, type[_Table]] = {
     "api": ApiTable,
     "frequencies": FrequenciesTable,
@@ -326,6 +364,7 @@ MODELS: dict[str, type[_Table]] = {
     "published": PublishedTable,
     "reproduction": ReproductionTable,
     "declared": DeclaredTable,
+    "support_matrix": SupportMatrixTable,
 }
 
 

@@ -1,0 +1,153 @@
+"""The census's support matrix: per function entry x dtype x setting, whether it works, beside what
+the framework's own test database declares for that device type and dtype.
+
+Census results are ordinary result rows whose case id is `<framework>.census.<origin>.<entry>`
+and whose subtest is `test_entry[<entry>-<dtype>]`; they are pooled like the curated ones (only
+runs of the newest harness and census files: `supersede`) and kept out of the study's outcome
+tables (aggregate.py). A pair's status reads its samples: works (every sample ran and matched the
+oracle, or failed only when run after other cases: order-dependent), partial (some samples
+failed), fails (all failed, or the generator raised before any ran), or the worker's fault. The
+declared side comes from the declared table (dtype lists per device type, forward aspect; active
+skips and expected failures), so "declared unsupported but works" and "declared supported but
+fails" are rows, not anecdotes.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from portability_data.pipeline.aggregate_subtests import supersede
+from portability_data.pipeline.frames import plain_frame
+from portability_data.tables.contracts import is_census_case
+
+# The declared table's device types for our devices.
+DEVICE_TYPES = {"cpu": "cpu", "gpu": "cuda", "mps": "mps", "tpu": "xla"}
+FAULTS = {"timeout", "crashed", "memory", "error", "unknown"}
+MEASURED = ("samples", "samples_failed", "oracle", "max_abs_error", "max_rel_error", "error_type")
+KEY = ["framework", "framework_version", "case_id", "dtype", "device", "device_model", "mode"]
+
+
+def census_results(results: pd.DataFrame) -> pd.DataFrame:
+    """The result rows of census cases."""
+    if not len(results):
+        return results
+    return results[[is_census_case(case_id) for case_id in results["case_id"]]]
+
+
+def pair_of(subtest: str) -> tuple[str, str]:
+    """test_entry[linalg.svd-float32] -> (linalg.svd, float32)."""
+    inside = subtest.split("[", 1)[1].rstrip("]") if "[" in subtest else subtest
+    entry, _, dtype = inside.rpartition("-")
+    return entry, dtype
+
+
+def status_of(row: dict[str, Any]) -> str:
+    outcome = row["outcome"]
+    if outcome == "passed" or row.get("confirmation") == "order_dependent":
+        return "works"
+    if outcome in FAULTS:
+        return outcome
+    samples, failed = row.get("samples"), row.get("samples_failed")
+    if pd.notna(samples) and pd.notna(failed) and 0 < failed < samples:
+        return "partial"
+    return "fails"
+
+
+def declared_lookup(declared: pd.DataFrame | None) -> tuple[dict[tuple, str], dict[tuple, int]]:
+    """(entry, device type, dtype) -> supported/unsupported; and -> active skips + xfails. A
+    declaration without a dtype or device type applies to all of them (counted per pair later)."""
+    dtype_status: dict[tuple, str] = {}
+    failures: dict[tuple, int] = {}
+    if declared is None or not len(declared):
+        return dtype_status, failures
+    frame = plain_frame(declared)
+    for row in frame.to_dict("records"):
+        entry = f"{row['entry']}.{row['variant']}" if row.get("variant") else row["entry"]
+        key = (row["origin"], entry, row.get("device_type"), row.get("dtype"))
+        kind = row["declared"]
+        if kind in ("supported_dtype", "unsupported_dtype") and row.get("aspect") in ("forward", None):
+            dtype_status[key] = "supported" if kind == "supported_dtype" else "unsupported"
+        elif kind in ("skip", "expected_failure") and row.get("active") is not False:
+            failures[key] = failures.get(key, 0) + 1
+    return dtype_status, failures
+
+
+def support_matrix(
+    results: pd.DataFrame, runs: pd.DataFrame | None, declared: pd.DataFrame | None
+) -> pd.DataFrame:
+    """The support matrix of every census pair of the pooled runs."""
+    from portability_data.tables.tableio import empty_frame
+
+    census = census_results(results)
+    if not len(census):
+        return empty_frame("support_matrix")
+    pooled, _ = supersede(census, runs)
+    frame = plain_frame(pooled).copy()
+    frame[["entry", "dtype"]] = [pair_of(s) for s in frame["subtest"]]
+    # the newest run's row of each pair; of its repeats the one with most samples failed
+    started = {} if runs is None else dict(zip(runs["run_id"], runs["started_at"].astype(str)))
+    frame["_started"] = frame["run_id"].map(started).fillna("")
+    frame["_failed"] = frame["samples_failed"].fillna(-1)
+    frame = frame.sort_values(["_started", "_failed"]).drop_duplicates(KEY, keep="last")
+    dtype_status, failures = declared_lookup(declared)
+    rows = []
+    for row in frame.to_dict("records"):
+        origin = row["case_id"].split(".")[2]
+        device_type = DEVICE_TYPES.get(row["device"], row["device"])
+        declared_dtype = dtype_status.get((origin, row["entry"], device_type, row["dtype"]))
+        declared_failures = sum(
+            failures.get((origin, row["entry"], kind, dtype), 0)
+            for kind in (device_type, None)
+            for dtype in (row["dtype"], None)
+        )
+        status = status_of(row)
+        finding = None
+        if declared_dtype == "unsupported" and status == "works":
+            finding = "declared_unsupported_works"
+        elif declared_dtype == "supported" and status in ("fails", "partial"):
+            finding = "declared_supported_fails"
+        rows.append(
+            {
+                **{k: row[k] for k in ("framework", "framework_version", "function", "case_id", "entry")},
+                "origin": origin,
+                **{k: row[k] for k in ("dtype", "device", "device_model", "mode", "run_id")},
+                "status": status,
+                **{k: row.get(k) for k in MEASURED},
+                "failure_category": row.get("failure_category"),
+                "confirmation": row.get("confirmation"),
+                "declared_dtype": declared_dtype,
+                "declared_failures": int(declared_failures),
+                "finding": finding,
+            }
+        )
+    return pd.DataFrame(rows).sort_values(KEY, ignore_index=True)
+
+
+def summary_lines(matrix: pd.DataFrame) -> list[str]:
+    """Per setting: pairs, functions, and pairs per status; then the findings."""
+    lines = []
+    for setting, group in matrix.groupby(["framework", "device", "mode"], sort=True):
+        counts = group["status"].value_counts().to_dict()
+        lines.append(
+            f"{'/'.join(setting)}: {len(group)} pairs, {group['function'].nunique()} functions, "
+            f"{group['entry'].nunique()} entries; " + ", ".join(f"{counts[s]} {s}" for s in sorted(counts))
+        )
+        found = group["finding"].value_counts().to_dict()
+        lines.append("  findings: " + (", ".join(f"{n} {k}" for k, n in sorted(found.items())) or "none"))
+    return lines
+
+
+def run_support_matrix(results_dir: Path, runs_dir: Path, declared_path: Path | None, out: Path) -> list[str]:
+    """The `support_matrix` stage: read the shards, runs and declared table; write the matrix."""
+    from portability_data.tables.tableio import read_shards, read_table, write_table
+
+    results = read_shards("results", [Path(results_dir)]).frame
+    runs = read_table("runs", Path(runs_dir))
+    has_declared = declared_path is not None and Path(declared_path).exists()
+    declared = read_table("declared", Path(declared_path)) if has_declared else None
+    matrix = support_matrix(results, runs, declared)
+    write_table("support_matrix", matrix, out)
+    return [*summary_lines(matrix), f"-> {out}"]

@@ -1,0 +1,200 @@
+"""The PyTorch census (issue 19): the manifest is what the installed wheel gives, its entries run
+through the real runner and harness one subtest per entry x dtype, the oracle's tolerance policy
+judges the values, and the support matrix sets what ran beside what PyTorch declares."""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import json
+import math
+import shutil
+from dataclasses import asdict
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pyarrow.parquet as pq
+import pytest
+import torch
+import yaml
+
+from portability_data.pipeline.census_harvest import opinfo_manifest
+from portability_data.pipeline.support_matrix import support_matrix
+from portability_data.runner.census_rows import CensusManifestError, census_rows
+from portability_data.runner.spec import Paths, RunSpec
+from portability_data.runner.supervisor import run
+from portability_data.tables.contracts import is_census_case
+from portability_data.tables.tableio import read_table, write_table
+from tests.conftest import REPO_ROOT
+
+CENSUS = REPO_ROOT / "cases" / "torch" / "census"
+
+
+def census_module():
+    """The census test module, imported from its file (it is a case file, not a package module)."""
+    spec = importlib.util.spec_from_file_location("census_opinfo", CENSUS / "test_opinfo.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_committed_manifest_is_what_the_installed_wheel_declares() -> None:
+    """A torch upgrade (or a params change) that the manifest does not follow fails here:
+    re-run `portability census-harvest` and commit it."""
+    committed = yaml.safe_load((CENSUS / "opinfo.yaml").read_text())
+    api = read_table("api", REPO_ROOT / "data" / "api" / "api.parquet")
+    tolerances = yaml.safe_load((REPO_ROOT / "params.yaml").read_text())["census"]["tolerances"]
+    assert opinfo_manifest(api, tolerances) == committed
+    assert len(committed["entries"]) + len(committed["unmapped"]) == 702  # every op_db entry, none dropped
+    assert {u["reason"] for u in committed["unmapped"]} <= {"private_name", "not_in_api"}
+
+
+def test_census_rows_name_one_node_per_entry_and_dtype() -> None:
+    rows = census_rows(REPO_ROOT / "cases", REPO_ROOT, "torch")
+    manifest = yaml.safe_load((CENSUS / "opinfo.yaml").read_text())
+    assert len(rows) == len(manifest["entries"])
+    assert len({r["case_id"] for r in rows}) == len(rows) and all(is_census_case(r["case_id"]) for r in rows)
+    svd = next(r for r in rows if r["case_id"] == "torch.census.opinfo.linalg.svd")
+    assert svd["function"] == "torch.linalg.svd" and svd["origin"] == "opinfo"
+    assert "cases/torch/census/test_opinfo.py::test_entry[linalg.svd-float32]" in svd["select"]
+    assert sum(len(r["select"]) for r in rows) == sum(len(e["dtypes"]) for e in manifest["entries"])
+    assert not any(is_census_case(c) for c in ("torch.add", "torch.census", "tensorflow.censusx.a.b"))
+
+
+def test_a_broken_or_orphaned_manifest_is_a_clear_error(tmp_path: Path) -> None:
+    folder = tmp_path / "cases" / "torch" / "census"
+    folder.mkdir(parents=True)
+    (folder / "opinfo.yaml").write_text("manifest_version: [unclosed\n")
+    with pytest.raises(CensusManifestError, match=r"opinfo\.yaml: cannot read the census manifest"):
+        census_rows(tmp_path / "cases", tmp_path, "torch")
+    (folder / "opinfo.yaml").write_text("manifest_version: 1\norigin: opinfo\nentries: []\n")
+    with pytest.raises(CensusManifestError, match=r"test_opinfo\.py is missing"):
+        census_rows(tmp_path / "cases", tmp_path, "torch")
+    (folder / "opinfo.yaml").write_text("manifest_version: 99\n")
+    with pytest.raises(CensusManifestError, match="census-harvest"):
+        census_rows(tmp_path / "cases", tmp_path, "torch")
+
+
+def test_the_tolerance_policy_judges_each_output_by_its_own_dtype() -> None:
+    deviation = census_module().deviation
+    policy = {"float32": {"atol": 1e-5, "rtol": 1.3e-6}, "int64": {"atol": 0.0, "rtol": 0.0}}
+    near = torch.tensor([1.0, 2.0, float("nan"), float("inf")])
+    abs_error, rel_error, problem = deviation(near, np.array([1.0, 2.0 + 1e-6, np.nan, np.inf]), policy)
+    assert problem is None and abs_error == pytest.approx(1e-6, rel=0.2) and rel_error < 1e-6
+    _, _, problem = deviation(near, np.array([1.0, 2.1, np.nan, np.inf]), policy)
+    assert problem and "1 of 4 values off" in problem and "float32" in problem
+    abs_error, _, problem = deviation(
+        torch.tensor([1.0]), np.array([np.nan]), policy
+    )  # NaN where a number is due
+    assert problem and math.isinf(abs_error)
+    _, _, problem = deviation(torch.tensor([3, 4]), np.array([3, 5]), policy)  # integers are exact
+    assert problem and "int64" in problem
+    _, _, problem = deviation((torch.ones(2), torch.ones(3)), (np.ones(2), np.ones(2)), policy)
+    assert problem and "shape" in problem
+    _, _, problem = deviation(torch.ones(2), (np.ones(2), np.ones(2)), policy)
+    assert problem == "1 outputs, the oracle has 2"
+
+
+def census_repo(root: Path, entries: dict[str, list[str]]) -> Path:
+    """A scratch checkout with the real harness conftest, the real census module and a manifest cut
+    down to `entries` (entry -> dtypes)."""
+    (root / "cases" / "torch" / "census").mkdir(parents=True)
+    shutil.copy(REPO_ROOT / "cases" / "conftest.py", root / "cases" / "conftest.py")
+    shutil.copy(CENSUS / "test_opinfo.py", root / "cases" / "torch" / "census" / "test_opinfo.py")
+    manifest = yaml.safe_load((CENSUS / "opinfo.yaml").read_text())
+    kept = []
+    for entry in manifest["entries"]:
+        if entry["entry"] in entries:
+            kept.append({**entry, "dtypes": entries[entry["entry"]]})
+    manifest["entries"] = kept
+    (root / "cases" / "torch" / "census" / "opinfo.yaml").write_text(
+        yaml.safe_dump(manifest, sort_keys=False)
+    )
+    return root
+
+
+def test_a_census_run_measures_each_pair_and_the_matrix_sets_it_beside_the_declarations(
+    tmp_path: Path,
+) -> None:
+    """Real torch, real runner: abs on bool is not implemented (a confirmed failure with the
+    framework's own NotImplementedError), add works on every sample against NumPy with its
+    deviation recorded. Declarations made up for the test turn both into findings."""
+    root = census_repo(tmp_path / "repo", {"abs": ["bool", "float32"], "add": ["float32", "int64"]})
+    paths = Paths.under(root)
+    spec = RunSpec(framework="torch", device="cpu", repeats=1, timeout_s=300, suite="census")
+    run_id = run(spec, paths, log=lambda message: None)
+    assert "-census-" in run_id
+    results = pq.read_table(paths.results_dir / "portability" / f"{run_id}.parquet").to_pandas()
+    by_subtest = results.set_index("subtest")
+    assert set(by_subtest.index) == {
+        "test_entry[abs-bool]",
+        "test_entry[abs-float32]",
+        "test_entry[add-float32]",
+        "test_entry[add-int64]",
+    }
+    bad = by_subtest.loc["test_entry[abs-bool]"]
+    assert (bad["outcome"], bad["error_type"], bad["confirmation"]) == (
+        "failed",
+        "NotImplementedError",
+        "confirmed",
+    )
+    assert bad["samples"] >= 1 and bad["samples_failed"] == bad["samples"]
+    good = by_subtest.loc["test_entry[add-float32]"]
+    assert (good["outcome"], good["oracle"], good["samples_failed"]) == ("passed", "reference", 0)
+    assert good["samples"] >= 5 and 0 <= good["max_rel_error"] < 1.3e-6
+    assert by_subtest.loc["test_entry[add-int64]", "max_abs_error"] == 0.0
+    assert len(good["op_latencies_ms"]) == good["samples"]  # one timed call per sample
+
+    runs = read_table("runs", paths.runs_dir)
+    declared = pd.DataFrame(
+        [
+            declared_row("abs", "bool", "supported_dtype"),  # made up: says bool works on cpu
+            declared_row("add", "int64", "unsupported_dtype"),  # made up: says int64 does not
+            declared_row("add", "float32", "supported_dtype"),
+        ]
+    )
+    matrix = support_matrix(results, runs, declared)
+    write_table("support_matrix", matrix, tmp_path / "support_matrix.parquet")  # converts and validates
+    row = matrix.set_index(["entry", "dtype"])
+    assert row.loc[("abs", "bool"), "status"] == "fails"
+    assert row.loc[("abs", "bool"), "finding"] == "declared_supported_fails"
+    assert row.loc[("add", "int64"), "finding"] == "declared_unsupported_works"
+    assert pd.isna(row.loc[("add", "float32"), "finding"]) and pd.isna(
+        row.loc[("abs", "float32"), "declared_dtype"]
+    )
+    assert set(matrix["function"]) == {"torch.abs", "torch.add"} and set(matrix["run_id"]) == {run_id}
+
+
+def declared_row(entry: str, dtype: str, kind: str) -> dict:
+    return {
+        "framework": "torch",
+        "framework_version": torch.__version__,
+        "function": f"torch.{entry}",
+        "unmapped_reason": None,
+        "origin": "opinfo",
+        "entry": entry,
+        "variant": None,
+        "device_type": "cpu",
+        "dtype": dtype,
+        "declared": kind,
+        "aspect": "forward",
+        "test_class": None,
+        "test_name": None,
+        "active": True,
+        "reason": None,
+        "source": f"made up by a test: {entry}",
+    }
+
+
+def test_a_curated_run_keeps_the_params_hash_it_had_before_suites_existed() -> None:
+    """Runs committed before the census record a params hash without a suite field: the run stage
+    must still find them (else it would re-measure everything)."""
+    spec = RunSpec(framework="jax", device="cpu", mode="compiled", repeats=3, timeout_s=900.0, memory_mb=8192)
+    fields = asdict(spec)
+    del fields["suite"]
+    before = hashlib.sha256(json.dumps({**fields, "cases_digest": "x"}, sort_keys=True).encode()).hexdigest()[
+        :16
+    ]
+    assert spec.params_hash("x") == before
+    assert RunSpec(**{**asdict(spec), "suite": "census"}).params_hash("x") != before
