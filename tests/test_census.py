@@ -44,8 +44,8 @@ def test_the_committed_manifest_is_what_the_installed_wheel_declares() -> None:
     re-run `portability census-harvest` and commit it."""
     committed = yaml.safe_load((CENSUS / "opinfo.yaml").read_text())
     api = read_table("api", REPO_ROOT / "data" / "api" / "api.parquet")
-    tolerances = yaml.safe_load((REPO_ROOT / "params.yaml").read_text())["census"]["tolerances"]
-    assert opinfo_manifest(api, tolerances) == committed
+    census = yaml.safe_load((REPO_ROOT / "params.yaml").read_text())["census"]
+    assert opinfo_manifest(api, census["tolerances"], census["compiled"]) == committed
     assert len(committed["entries"]) + len(committed["unmapped"]) == 702  # every op_db entry, none dropped
     assert {u["reason"] for u in committed["unmapped"]} <= {"private_name", "not_in_api"}
 
@@ -198,3 +198,25 @@ def test_a_curated_run_keeps_the_params_hash_it_had_before_suites_existed() -> N
     ]
     assert spec.params_hash("x") == before
     assert RunSpec(**{**asdict(spec), "suite": "census"}).params_hash("x") != before
+
+
+def test_the_compiled_census_compiles_each_sample_against_eager(tmp_path: Path) -> None:
+    """Compiled mode runs only params' compiled dtypes and first samples, routes every sample
+    through torch.compile (execution recorded), and judges it against eager on the same sample;
+    a random op (dropout) is not failed for drawing other numbers than eager."""
+    root = census_repo(tmp_path / "repo", {"add": ["float32", "int64"], "nn.functional.dropout": ["float32"]})
+    paths = Paths.under(root)
+    spec = RunSpec(framework="torch", device="cpu", mode="compiled", repeats=1, timeout_s=600, suite="census")
+    run_id = run(spec, paths, log=lambda message: None)
+    results = pq.read_table(paths.results_dir / "portability" / f"{run_id}.parquet").to_pandas()
+    by_subtest = results.set_index("subtest")
+    assert set(by_subtest.index) == {"test_entry[add-float32]", "test_entry[nn.functional.dropout-float32]"}
+    add = by_subtest.loc["test_entry[add-float32]"]
+    limit = yaml.safe_load((CENSUS / "opinfo.yaml").read_text())["compiled"]["max_samples"]
+    assert (add["outcome"], add["oracle"], add["samples"], add["execution"]) == (
+        "passed",
+        "eager",
+        limit,
+        "compiled",
+    )
+    assert by_subtest.loc["test_entry[nn.functional.dropout-float32]", "outcome"] == "passed"

@@ -33,8 +33,11 @@ class HarvestError(RuntimeError):
     """The manifest cannot be made (a tolerance missing for a dtype, an unknown framework)."""
 
 
-def opinfo_manifest(api: pd.DataFrame, tolerances: dict[str, dict[str, float]]) -> dict[str, Any]:
-    """The manifest of the installed torch's op_db."""
+def opinfo_manifest(
+    api: pd.DataFrame, tolerances: dict[str, dict[str, float]], compiled: dict[str, Any]
+) -> dict[str, Any]:
+    """The manifest of the installed torch's op_db; `compiled` is params.yaml's census.compiled
+    (the dtypes and samples per entry compiled mode runs)."""
     import torch
     from torch.testing._internal.common_methods_invocations import op_db
 
@@ -75,6 +78,10 @@ def opinfo_manifest(api: pd.DataFrame, tolerances: dict[str, dict[str, float]]) 
         "origin": "opinfo",
         "source": OPINFO_SOURCE,
         "tolerances": {name: _limits(limit) for name, limit in tolerances.items()},
+        "compiled": {
+            "dtypes": [str(d) for d in compiled["dtypes"]],
+            "max_samples": int(compiled["max_samples"]),
+        },
         "entries": entries,
         "unmapped": unmapped,
     }
@@ -108,10 +115,12 @@ def write_manifest(manifest: dict[str, Any], out: Path) -> None:
     atomic_write_bytes(out, text.encode())
 
 
-def run_census_harvest(api_path: Path, out: Path, tolerances: dict[str, dict[str, float]]) -> list[str]:
+def run_census_harvest(api_path: Path, out: Path, census_params: dict[str, Any]) -> list[str]:
     """Write the OpInfo manifest; returns the summary lines."""
     from portability_data.tables.tableio import read_table
 
-    manifest = opinfo_manifest(read_table("api", api_path), tolerances)
+    manifest = opinfo_manifest(
+        read_table("api", api_path), census_params["tolerances"], census_params["compiled"]
+    )
     write_manifest(manifest, out)
     return summary_lines(manifest)

@@ -58,8 +58,12 @@ def read_manifest(path: Path) -> dict[str, Any]:
     return manifest
 
 
-def census_rows(cases_dir: Path, repo_root: Path, framework: str) -> list[dict[str, Any]]:
-    """Every census entry of the framework as a case row the runner can run."""
+def census_rows(
+    cases_dir: Path, repo_root: Path, framework: str, mode: str = "eager"
+) -> list[dict[str, Any]]:
+    """Every census entry of the framework as a case row the runner can run: in eager mode every
+    dtype the entry knows of; in compiled mode those of the manifest's `compiled.dtypes` (an entry
+    with none of them is left out of the compiled census)."""
     rows = []
     for path in manifest_paths(cases_dir, framework):
         manifest = read_manifest(path)
@@ -67,7 +71,11 @@ def census_rows(cases_dir: Path, repo_root: Path, framework: str) -> list[dict[s
         if not test_file.exists():
             raise CensusManifestError(f"{path}: its module {test_file.name} is missing beside it")
         relative_test = test_file.relative_to(repo_root).as_posix()
+        only = set(manifest["compiled"]["dtypes"]) if mode == "compiled" else None
         for entry in manifest["entries"]:
+            dtypes = [d for d in entry["dtypes"] if only is None or d in only]
+            if not dtypes:
+                continue
             node = f"{relative_test}::{TEST_NAME}[{entry['entry']}"
             rows.append(
                 {
@@ -77,7 +85,7 @@ def census_rows(cases_dir: Path, repo_root: Path, framework: str) -> list[dict[s
                     "test_file": relative_test,
                     "status": "active",
                     "origin": manifest["origin"],
-                    "select": [f"{node}-{dtype}]" for dtype in entry["dtypes"]],
+                    "select": [f"{node}-{dtype}]" for dtype in dtypes],
                     "_row_file": path.relative_to(repo_root).as_posix(),
                 }
             )

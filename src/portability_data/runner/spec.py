@@ -91,7 +91,7 @@ class Paths:
 def select_cases(spec: RunSpec, paths: Paths) -> list[dict[str, Any]]:
     """The active cases of the framework's suite (all, or those named), each with a test file."""
     if spec.suite == "census":
-        rows = census_rows(paths.cases_dir, paths.repo_root, spec.framework)
+        rows = census_rows(paths.cases_dir, paths.repo_root, spec.framework, spec.mode)
     else:
         curated = load_rows(paths.cases_dir, paths.repo_root, (spec.framework,))
         rows = [r for r in curated if r["status"] == "active"]
