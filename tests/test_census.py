@@ -220,3 +220,90 @@ def test_the_compiled_census_compiles_each_sample_against_eager(tmp_path: Path) 
         "compiled",
     )
     assert by_subtest.loc["test_entry[nn.functional.dropout-float32]", "outcome"] == "passed"
+
+
+def matrix_row(
+    function: str, dtype: str, status: str, declared: str | None, finding: str | None = None
+) -> dict:
+    return {
+        "framework": "torch",
+        "device": "cpu",
+        "mode": "eager",
+        "function": function,
+        "entry": function.removeprefix("torch."),
+        "dtype": dtype,
+        "status": status,
+        "declared_dtype": declared,
+        "finding": finding,
+        "samples": 4,
+        "samples_failed": 0 if status == "works" else 4,
+        "error_type": None if status == "works" else "RuntimeError",
+    }
+
+
+def test_the_report_counts_a_function_failing_only_on_what_it_declares() -> None:
+    """abs fails on a dtype it does not declare: a finding, not a failure; cos fails on a declared
+    one: failing. The deciles put them beside the sample's functions in the same setting."""
+    from portability_data.report.census import coverage, function_status, population_vs_sample, top_findings
+
+    matrix = pd.DataFrame(
+        [
+            matrix_row("torch.abs", "float32", "works", "supported"),
+            matrix_row("torch.abs", "bool", "fails", "unsupported"),
+            matrix_row("torch.cos", "float32", "partial", "supported", "declared_supported_fails"),
+            matrix_row("torch.sin", "int8", "works", "unsupported", "declared_unsupported_works"),
+        ]
+    )
+    verdict = function_status(matrix).set_index("function")["fails"].to_dict()
+    assert verdict == {"torch.abs": False, "torch.cos": True, "torch.sin": False}
+    findings = top_findings(matrix)
+    assert list(findings["finding"]) == ["declared_supported_fails", "declared_unsupported_works"]
+    api = pd.DataFrame(
+        {
+            "framework": "torch",
+            "qualified_name": ["torch.abs", "torch.cos", "torch.sin", "torch.tan"],
+            "kind": "function",
+        }
+    )
+    calls = {"torch.abs": 100, "torch.cos": 50, "torch.sin": 10, "torch.tan": 40}
+    frequencies = pd.DataFrame(
+        {
+            "framework": "torch",
+            "corpus": "pinned:x",
+            "qualified_name": list(calls),
+            "calls": list(calls.values()),
+        }
+    )
+    covered = coverage(matrix, api, frequencies).iloc[0]
+    assert (covered["measured_functions"], covered["pct_of_public"], covered["pct_of_calls"]) == (
+        3,
+        75.0,
+        80.0,
+    )
+    outcomes = pd.DataFrame(
+        [
+            {
+                "framework": "torch",
+                "device": "cpu",
+                "mode": "eager",
+                "source": "portability",
+                "function": f,
+                "outcome": o,
+            }
+            for f, o in [("torch.tan", "partial_failure"), ("torch.sin", "success")]
+        ]
+    )
+    samples = pd.DataFrame(
+        [
+            {"sample_id": "mince2023", "framework": "torch", "function": f, "bucket": b, "status": "kept"}
+            for f, b in [("torch.tan", "50"), ("torch.sin", "10")]
+        ]
+    )
+    versus = population_vs_sample(matrix, frequencies, outcomes, samples)
+    assert set(versus["bucket"]) >= {"50", "10"}
+    by_bucket = versus.set_index("bucket")
+    assert (
+        by_bucket.loc["50", "sample_pct_failing"] == 100.0
+        and by_bucket.loc["10", "sample_pct_failing"] == 0.0
+    )
+    assert versus["population"].sum() == 3

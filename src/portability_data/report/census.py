@@ -1,0 +1,304 @@
+"""The census in the report (the `support_matrix` table): how much of each framework's API it
+measures, what works per setting, where measurement and declaration disagree, and whether the
+study's method (5 functions per usage decile) estimates the failure share of the whole population.
+
+Coverage counts public functions (api table kind function, method and class) with at least one
+measured pair, also weighted by their calls in the leading usage corpus. A census function fails in
+a setting when one of its pairs that the framework declares supported there fails or partly fails
+(a dtype it does not declare is a finding, not a failure, as the study counted only what a function
+claims to do). Population vs sample: per usage decile of the leading corpus (the sampling stage's
+cuts), the share of measured census functions failing, beside the share of the curated sample's
+functions failing in the same setting (outcomes table, our source).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from portability_data.pipeline.frames import plain_frame
+from portability_data.pipeline.sampling import decile_buckets
+from portability_data.report.render import Section
+from portability_data.report.usage_ranking import corpus_order
+from portability_data.tables.tableio import read_table
+
+SETTING = ["framework", "device", "mode"]
+FAILING_STATUS = ("fails", "partial")
+API_KINDS = ("function", "method", "class")
+TOP_FINDINGS = 15
+SAMPLE_2026 = "portability2026"
+
+
+def function_status(matrix: pd.DataFrame) -> pd.DataFrame:
+    """Per setting and function: pairs, pairs failing among those declared supported, verdict."""
+    frame = matrix.assign(
+        _declared_fail=matrix["status"].isin(FAILING_STATUS) & (matrix["declared_dtype"] == "supported"),
+        _declared=matrix["declared_dtype"] == "supported",
+    )
+    grouped = frame.groupby([*SETTING, "function"])
+    table = pd.DataFrame(
+        {
+            "pairs": grouped.size(),
+            "declared_pairs": grouped["_declared"].sum(),
+            "failing_declared": grouped["_declared_fail"].sum(),
+        }
+    ).reset_index()
+    table["fails"] = table["failing_declared"] > 0
+    return table
+
+
+def status_summary(matrix: pd.DataFrame) -> pd.DataFrame:
+    """Per setting: entries, functions, pairs per status, findings."""
+    records = []
+    functions = function_status(matrix)
+    for setting, group in matrix.groupby(SETTING, sort=True):
+        counts = group["status"].value_counts()
+        mine = functions.set_index(SETTING).loc[setting]
+        records.append(
+            {
+                **dict(zip(SETTING, setting)),
+                "entries": group["entry"].nunique(),
+                "functions": group["function"].nunique(),
+                "functions_failing": int(mine["fails"].sum()),
+                "pairs": len(group),
+                **{status: int(counts.get(status, 0)) for status in ("works", "partial", "fails")},
+                "faults": int(counts.drop(["works", "partial", "fails"], errors="ignore").sum()),
+                "declared_supported_fails": int((group["finding"] == "declared_supported_fails").sum()),
+                "declared_unsupported_works": int((group["finding"] == "declared_unsupported_works").sum()),
+            }
+        )
+    return pd.DataFrame.from_records(records)
+
+
+def coverage(
+    matrix: pd.DataFrame, api: pd.DataFrame | None, frequencies: pd.DataFrame | None
+) -> pd.DataFrame:
+    """Per framework: public functions, measured ones, and the share of calls they account for."""
+    records = []
+    for framework, group in matrix.groupby("framework"):
+        measured = set(group["function"])
+        public = set()
+        if api is not None and len(api):
+            mine = api[(api["framework"] == framework) & api["kind"].isin(API_KINDS)]
+            public = set(mine["qualified_name"])
+        record: dict[str, Any] = {
+            "framework": framework,
+            "public_functions": len(public),
+            "measured_functions": len(measured),
+            "pct_of_public": round(100.0 * len(measured & public) / len(public), 1) if public else None,
+        }
+        calls = _calls(frequencies, framework)
+        if calls is not None and calls.sum() > 0:
+            record["pct_of_calls"] = round(100.0 * calls[calls.index.isin(measured)].sum() / calls.sum(), 1)
+        records.append(record)
+    return pd.DataFrame.from_records(records)
+
+
+def _calls(frequencies: pd.DataFrame | None, framework: str) -> pd.Series | None:
+    """Resolved calls per function in the leading corpus (the one the sample is drawn from)."""
+    if frequencies is None or not len(frequencies):
+        return None
+    lead = corpus_order(sorted(set(frequencies["corpus"])))[0]
+    mine = frequencies[(frequencies["framework"] == framework) & (frequencies["corpus"] == lead)]
+    return mine.groupby("qualified_name")["calls"].sum()
+
+
+def population_vs_sample(
+    matrix: pd.DataFrame,
+    frequencies: pd.DataFrame | None,
+    outcomes: pd.DataFrame | None,
+    samples: pd.DataFrame | None,
+) -> pd.DataFrame:
+    """Per setting and usage decile: census functions failing (population) beside the curated
+    sample's functions failing (the study's method), in the same setting."""
+    columns = [*SETTING, "bucket", "population", "population_pct_failing", "sample", "sample_pct_failing"]
+    records = []
+    functions = function_status(matrix)
+    for framework in sorted(set(matrix["framework"])):
+        calls = _calls(frequencies, framework)
+        if calls is None:
+            continue
+        used = calls[calls > 0]
+        bucket_of = _deciles(used)
+        sample_bucket = _sample_buckets(samples, framework)
+        for (fw, device, mode), group in functions[functions["framework"] == framework].groupby(SETTING):
+            group = group.assign(bucket=group["function"].map(bucket_of)).dropna(subset=["bucket"])
+            ours = _sample_failing(outcomes, fw, device, mode, sample_bucket)
+            for bucket in sorted(set(group["bucket"]) | set(ours), key=_bucket_key):
+                in_bucket = group[group["bucket"] == bucket]
+                sample_known = ours.get(bucket, [])
+                records.append(
+                    {
+                        "framework": fw,
+                        "device": device,
+                        "mode": mode,
+                        "bucket": bucket,
+                        "population": len(in_bucket),
+                        "population_pct_failing": _pct(in_bucket["fails"].sum(), len(in_bucket)),
+                        "sample": len(sample_known),
+                        "sample_pct_failing": _pct(sum(sample_known), len(sample_known)),
+                    }
+                )
+    return pd.DataFrame.from_records(records, columns=columns)
+
+
+def _deciles(calls: pd.Series) -> dict[str, str]:
+    """function -> usage decile label as the sampling stage cuts them (10 = least used)."""
+    values = calls.to_numpy(dtype=float)
+    found: dict[str, str] = {}
+    for label, lower, upper in decile_buckets(values, 10):
+        for function, value in calls.items():
+            if lower < value <= upper and function not in found:
+                found[str(function)] = label
+    return found
+
+
+def _sample_buckets(samples: pd.DataFrame | None, framework: str) -> dict[str, str]:
+    """function -> bucket of the study's sample (mince2023) for the framework (decile buckets only)."""
+    if samples is None or not len(samples):
+        return {}
+    mine = samples[(samples["framework"] == framework) & (samples["sample_id"] == "mince2023")]
+    mine = mine[mine["status"].isin(["kept", "replacement", "overlap"]) & (mine["bucket"] != "top20")]
+    return dict(zip(mine["function"], mine["bucket"].astype(str)))
+
+
+def _sample_failing(
+    outcomes: pd.DataFrame | None, framework: str, device: str, mode: str, buckets: dict[str, str]
+) -> dict[str, list[bool]]:
+    """bucket -> failing flags of the sample's functions with a known outcome (our runs)."""
+    found: dict[str, list[bool]] = {}
+    if outcomes is None or not len(outcomes):
+        return found
+    mine = outcomes[
+        (outcomes["framework"] == framework)
+        & (outcomes["device"] == device)
+        & (outcomes["mode"] == mode)
+        & (outcomes["source"] == "portability")
+        & outcomes["outcome"].isin(["success", "partial_failure", "complete_failure"])
+    ]
+    for function, outcome in zip(mine["function"], mine["outcome"]):
+        if function in buckets:
+            found.setdefault(buckets[function], []).append(outcome != "success")
+    return found
+
+
+def _bucket_key(bucket: str) -> float:
+    try:
+        return -float(bucket)
+    except ValueError:
+        return 0.0
+
+
+def _pct(part: float, whole: int) -> float | None:
+    return round(100.0 * float(part) / whole, 1) if whole else None
+
+
+def top_findings(matrix: pd.DataFrame, limit: int = TOP_FINDINGS) -> pd.DataFrame:
+    """Declared supported but fails first (a user's program breaks), then declared unsupported but
+    works; within each, by function name."""
+    found = matrix[matrix["finding"].notna()].copy()
+    found["_order"] = (found["finding"] != "declared_supported_fails").astype(int)
+    found = found.sort_values(["_order", "function", "dtype", "mode"])
+    columns = [
+        "finding",
+        "function",
+        "entry",
+        "dtype",
+        "device",
+        "mode",
+        "status",
+        "samples_failed",
+        "samples",
+    ]
+    return found[[*columns, "error_type"]].head(limit).reset_index(drop=True)
+
+
+def sample_2026_measured(
+    matrix: pd.DataFrame, samples: pd.DataFrame | None, outcomes: pd.DataFrame | None
+) -> pd.DataFrame:
+    """Per framework: functions of the 2026 sample with an outcome by census, by curated case, none."""
+    if samples is None or not len(samples):
+        return pd.DataFrame()
+    drawn = samples[(samples["sample_id"] == SAMPLE_2026) & (samples["status"] != "replaced")]
+    curated = set()
+    if outcomes is not None and len(outcomes):
+        ours = outcomes[outcomes["source"] == "portability"]
+        curated = set(zip(ours["framework"], ours["function"]))
+    census = set(zip(matrix["framework"], matrix["function"]))
+    records = []
+    for framework, group in drawn.groupby("framework"):
+        functions = set(group["function"])
+        by_census = {f for f in functions if (framework, f) in census}
+        by_curated = {f for f in functions if (framework, f) in curated}
+        records.append(
+            {
+                "framework": framework,
+                "functions": len(functions),
+                "census": len(by_census),
+                "curated": len(by_curated),
+                "measured": len(by_census | by_curated),
+                "pct_measured": _pct(len(by_census | by_curated), len(functions)),
+            }
+        )
+    return pd.DataFrame.from_records(records)
+
+
+def _optional(data_dir: Path, table: str, relative: str) -> pd.DataFrame | None:
+    path = data_dir / relative
+    return plain_frame(read_table(table, path)) if path.exists() else None
+
+
+def census_section(data_dir: Path) -> tuple[Section, dict[str, Any]] | None:
+    """The report section (None when no census has run)."""
+    data_dir = Path(data_dir)
+    matrix = _optional(data_dir, "support_matrix", "census/support_matrix.parquet")
+    if matrix is None or matrix.empty:
+        return None
+    api = _optional(data_dir, "api", "api")
+    frequencies = _optional(data_dir, "frequencies", "frequencies")
+    outcomes = _optional(data_dir, "outcomes", "outcomes")
+    samples = _optional(data_dir, "samples", "samples")
+    summary = status_summary(matrix)
+    covered = coverage(matrix, api, frequencies)
+    versus = population_vs_sample(matrix, frequencies, outcomes, samples)
+    fresh = sample_2026_measured(matrix, samples, outcomes)
+    text = (
+        "The census runs each framework's own test database (PyTorch: the OpInfo entries of the "
+        "installed wheel, `cases/torch/census/`) through the same harness, one subtest per entry x "
+        "dtype, every dtype the entry knows of on any device, against the entry's NumPy reference "
+        "(eager) or eager (compiled) under the per-dtype tolerances of params.yaml: the `support_matrix` "
+        "table. A function fails in a setting when a pair it declares supported there fails (all "
+        "samples) or partly fails; pairs it does not declare are findings, not failures. Population vs "
+        "sample: per usage decile of the leading corpus, the census's failing share over every "
+        "measured function beside our curated cases' share over the study's sample (5 per decile) in the "
+        "same setting: how far the study's estimate is from the population it stands for."
+    )
+    section = Section(
+        "The census: every function the framework can feed itself",
+        text,
+        [
+            ("Per setting: entries, functions, pairs by status, findings", summary),
+            ("Coverage of the public API and of its calls (leading corpus)", covered),
+            ("Failing share per usage decile: population (census) vs the study's sample (curated)", versus),
+            (f"Declared vs measured: the first {TOP_FINDINGS} disagreements", top_findings(matrix)),
+            ("The 2026 sample: functions with an outcome, by census or curated case", fresh),
+        ],
+        [],
+    )
+    metrics = {
+        "pairs": len(matrix),
+        "functions": int(matrix["function"].nunique()),
+        "findings": {k: int(v) for k, v in matrix["finding"].value_counts().items()},
+        "mean_abs_gap_population_vs_sample": _mean_gap(versus),
+    }
+    return section, metrics
+
+
+def _mean_gap(versus: pd.DataFrame) -> float | None:
+    both = versus.dropna(subset=["population_pct_failing", "sample_pct_failing"])
+    if both.empty:
+        return None
+    return round(float(np.mean(np.abs(both["population_pct_failing"] - both["sample_pct_failing"]))), 1)
