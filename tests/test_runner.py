@@ -259,10 +259,14 @@ def test_a_killed_run_can_be_closed_as_partial(case_repo) -> None:
         run(RunSpec(framework="torch", device="cpu"), paths, resume=run_id, log=lambda m: None)
 
 
-def test_a_failure_that_passes_alone_is_order_dependent_and_a_real_one_confirmed(case_repo) -> None:
+@pytest.mark.parametrize("confirm_jobs", [1, 2], ids=["one_at_a_time", "two_side_by_side"])
+def test_a_failure_that_passes_alone_is_order_dependent_and_a_real_one_confirmed(
+    case_repo, confirm_jobs
+) -> None:
     """A subtest that fails only after another case left state behind (here an attribute on the
     framework module, as TF's scalar cache leaves a +0.0) is re-run alone in a fresh worker: it
-    passes there, so it is recorded as order-dependent and not counted against the function."""
+    passes there, so it is recorded as order-dependent and not counted against the function. Two
+    confirming workers side by side give the same verdicts (each subtest still runs alone)."""
     import pyarrow.parquet as pq
 
     from portability_data.pipeline.aggregate import aggregate
@@ -295,7 +299,8 @@ def test_a_failure_that_passes_alone_is_order_dependent_and_a_real_one_confirmed
         """,
     )
     paths = Paths.under(case_repo.root)
-    run_id = run(RunSpec(framework="torch", device="cpu", repeats=2), paths, log=lambda m: None)
+    spec = RunSpec(framework="torch", device="cpu", repeats=2)
+    run_id = run(spec, paths, log=lambda m: None, confirm_jobs=confirm_jobs)
     rows = pq.read_table(paths.results_dir / "portability" / f"{run_id}.parquet").to_pylist()
     by = {(r["subtest"], r["repeat"]): r for r in rows}
     for repeat in (0, 1):

@@ -172,6 +172,12 @@ COMMANDS: tuple[Command, ...] = (
             "so an order-dependent failure counts as the framework's)",
         ),
         arg(
+            "--confirm-jobs",
+            type=int,
+            default=1,
+            help="fresh workers confirming failures at once (each subtest still runs alone in its own)",
+        ),
+        arg(
             "--close",
             metavar="RUN_ID",
             help="write a killed run's shard as it stands (runs.status = partial) instead of resuming",

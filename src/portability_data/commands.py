@@ -164,7 +164,12 @@ def cmd_run(args: argparse.Namespace) -> None:
             return
         paths = Paths.under(_repo_root())
         run_id = run(
-            spec, paths, resume=args.resume, confirm=not args.no_confirm, progress=terminal_progress()
+            spec,
+            paths,
+            resume=args.resume,
+            confirm=not args.no_confirm,
+            progress=terminal_progress(),
+            confirm_jobs=args.confirm_jobs,
         )
     except RunError as exc:
         raise SystemExit(f"error: {exc}") from None

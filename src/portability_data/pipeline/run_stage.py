@@ -102,7 +102,8 @@ def run_stage(
                     covering.append(done[key]["run_id"])
                     continue
                 print(f"{framework}/{device}/{mode}: running", flush=True)
-                covering.append(run(spec, paths, params_hash=key))
+                jobs = int(run_params.get("confirm_jobs", 1))
+                covering.append(run(spec, paths, params_hash=key, confirm_jobs=jobs))
     text = json.dumps({"runs": covering}, indent=2) + "\n"
     atomic_write_bytes(manifest, text.encode())
     return covering

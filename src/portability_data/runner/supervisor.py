@@ -24,6 +24,7 @@ import secrets
 import sys
 import tempfile
 import time
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
@@ -69,9 +70,12 @@ def run(
     params_hash: str | None = None,
     confirm: bool = True,
     progress: RunProgress | None = None,
+    confirm_jobs: int = 1,
 ) -> str:
     """Run the cases, journal every row, write the shard and the runs row; returns the run id.
-    `progress` is told of each case file and row as they are journaled (nothing by default)."""
+    `progress` is told of each case file and row as they are journaled (nothing by default).
+    `confirm_jobs` fresh workers confirm failures side by side (each still runs one subtest alone;
+    confirmations record verdicts, never timings, so running them in parallel changes no number)."""
     spec.validate()
     say = log or (lambda message: print(message, file=sys.stderr, flush=True))
     observer = progress or RunProgress()
@@ -112,7 +116,7 @@ def run(
                     state.journal.sync()
                     observer.case_finished(case, repeat)
             if confirm:
-                rerun = supervisor.confirm_failures()
+                rerun = supervisor.confirm_failures(confirm_jobs)
                 if rerun:
                     say(f"{rerun} failing subtest(s) re-run alone in a fresh worker")
         finally:
@@ -237,13 +241,14 @@ class _Supervisor:
             if target == collection:
                 return
 
-    def confirm_failures(self) -> int:
+    def confirm_failures(self, jobs: int = 1) -> int:
         """Re-run every failing subtest alone, each in a fresh worker (nothing else ran there
         before it: no earlier case, no framework cache, no compiled code), and journal the verdict.
         A subtest that passes alone failed because of what ran before it in the run: it is
         order-dependent, kept and visible, not the framework's failure. Timeouts and memory-cap
         kills are not re-run (another 15 minutes or another blown cap would say nothing new).
-        Returns the number of subtests re-run."""
+        `jobs` workers run at once (each alone in its own process); verdicts are journaled here,
+        in one thread, as they come. Returns the number of subtests re-run."""
         if self.worker is not None:
             self.worker.stop()
             self.worker = None
@@ -258,20 +263,23 @@ class _Supervisor:
             - set(done)
         )
         self.progress.confirming(len(failing))
-        for test_id in failing:
-            outcome, error_type = self._run_alone(test_id)
-            verdict = (
-                "confirmed"
-                if outcome in FAILING_OUTCOMES
-                else "order_dependent"
-                if outcome == "passed"
-                else "inconclusive"
-            )
-            self.state.journal.append_confirmation(
-                {"test_id": test_id, "verdict": verdict, "outcome": outcome, "error_type": error_type}
-            )
-            self.state.journal.sync()
-            self.progress.confirmed(test_id, verdict)
+        with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+            pending = {pool.submit(self._run_alone, test_id): test_id for test_id in failing}
+            for future in as_completed(pending):
+                test_id = pending[future]
+                outcome, error_type = future.result()
+                verdict = (
+                    "confirmed"
+                    if outcome in FAILING_OUTCOMES
+                    else "order_dependent"
+                    if outcome == "passed"
+                    else "inconclusive"
+                )
+                self.state.journal.append_confirmation(
+                    {"test_id": test_id, "verdict": verdict, "outcome": outcome, "error_type": error_type}
+                )
+                self.state.journal.sync()
+                self.progress.confirmed(test_id, verdict)
         return len(failing)
 
     def _run_alone(self, test_id: str) -> tuple[str, str | None]:
