@@ -455,3 +455,38 @@ def test_package_needs_no_pandas_and_check_says_what_it_needs(made: Made, tmp_pa
     assert done.returncode == 0, done.stderr
     assert "install the pipeline extra" in done.stdout
     assert (tmp_path / "bare" / "system.json").is_file()
+
+
+def test_census_entries_and_the_older_harness_file_set_are_matched_in_history(
+    made: Made, tmp_path: Path
+) -> None:
+    """A census run names one digest per entry (its manifest and module): a commit that has them
+    vouches for them. A commit of the harness before its split (harness.py and worker.py only)
+    still gives the digest its runs recorded."""
+    import yaml
+
+    from portability_data.runner.provenance import case_digests, harness_digest_of
+
+    root = tmp_path / "repo"
+    shutil.copytree(made.root, root)
+    census = root / "cases" / "torch" / "census"
+    census.mkdir(parents=True)
+    manifest = yaml.safe_load((REPO_ROOT / "cases" / "torch" / "census" / "opinfo.yaml").read_text())
+    manifest["entries"] = [e for e in manifest["entries"] if e["entry"] in ("abs", "add")]
+    (census / "opinfo.yaml").write_text(yaml.safe_dump(manifest, sort_keys=False))
+    shutil.copy(REPO_ROOT / "cases" / "torch" / "census" / "test_opinfo.py", census / "test_opinfo.py")
+    runner = root / "src" / "portability_data" / "runner"
+    old_harness, old_worker = b"# the harness before its split\n", b"# its worker\n"
+    for name in HARNESS_FILES:
+        (runner / name).unlink()
+    (runner / "harness.py").write_bytes(old_harness)
+    (runner / "worker.py").write_bytes(old_worker)
+    git(root, "add", "-A", "cases", "src")
+    git(root, "commit", "-q", "-m", "a census, and the harness as it was before its split")
+    wanted = case_digests(Paths.under(root), ["torch.census.opinfo.abs", "torch.census.opinfo.add"], "torch")
+    assert len(wanted) == 2
+    old = harness_digest_of([old_harness, old_worker], (root / "cases" / "conftest.py").read_bytes())
+    assert CommitDigests(root).unknown({old}, set(wanted.items())) == (set(), set())
+    (census / "test_opinfo.py").write_text((census / "test_opinfo.py").read_text() + "\n# changed\n")
+    changed = case_digests(Paths.under(root), ["torch.census.opinfo.abs"], "torch")
+    assert CommitDigests(root).unknown(set(), set(changed.items())) == (set(), set(changed.items()))

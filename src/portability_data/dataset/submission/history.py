@@ -11,6 +11,7 @@ import subprocess
 from pathlib import Path
 
 from portability_data.dataset.submission.files import SubmissionError
+from portability_data.runner.census_rows import CENSUS_FOLDER
 from portability_data.runner.provenance import HARNESS_FILE_SETS, harness_digest_of, sha256_of_parts
 from portability_data.tables.contracts import FRAMEWORKS
 
@@ -62,6 +63,7 @@ class CommitDigests:
         self._case_sets: dict[str, list[tuple[str, str]]] = {}  # cases/ tree id -> its case digests
         self._harness_of: dict[tuple[str, ...], str] = {}
         self._case_of: dict[tuple[str, str | None], tuple[str, str] | None] = {}
+        self._census_of: dict[tuple[str, str], list[tuple[str, str]]] = {}
         self._batch: subprocess.Popen[bytes] | None = None
 
     def unknown(
@@ -158,7 +160,44 @@ class CommitDigests:
                 digest = self._case_digest(row_id, files)
                 if digest is not None:
                     found.append(digest)
+        for framework in FRAMEWORKS:
+            found += self._census_digests(case_entries, framework)
         return found
+
+    def _census_digests(
+        self, case_entries: dict[str, tuple[str, str]], framework: str
+    ) -> list[tuple[str, str]]:
+        """(case_id, digest) of every census entry of cases/<framework>/census/: each entry's digest is
+        over its manifest and the module beside it, as runner.provenance.case_digests makes it."""
+        mode, tree_id = case_entries.get(framework, ("", ""))
+        if mode != "40000":
+            return []
+        census = parse_tree(self._object(tree_id)).get(CENSUS_FOLDER)
+        if census is None or census[0] != "40000":
+            return []
+        files = {name: object_id for name, (_, object_id) in parse_tree(self._object(census[1])).items()}
+        found = []
+        for name, manifest_id in files.items():
+            module_id = files.get(f"test_{name.removesuffix('.yaml')}.py")
+            if not name.endswith(".yaml") or module_id is None:
+                continue
+            key = (manifest_id, module_id)
+            if key not in self._census_of:
+                self._census_of[key] = self._census_entries(manifest_id, module_id)
+            found += self._census_of[key]
+        return found
+
+    def _census_entries(self, manifest_id: str, module_id: str) -> list[tuple[str, str]]:
+        import yaml
+
+        manifest_bytes = self._object(manifest_id)
+        try:
+            manifest = yaml.load(manifest_bytes, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+        except yaml.YAMLError:
+            return []
+        digest = sha256_of_parts(manifest_bytes, self._object(module_id))
+        entries = manifest.get("entries") if isinstance(manifest, dict) else None
+        return [(e["case_id"], digest) for e in entries or [] if isinstance(e, dict) and "case_id" in e]
 
     def _case_digest(self, row_id: str, files: dict[str, str]) -> tuple[str, str] | None:
         """(case_id, digest) of a row file as runner.provenance.case_digests makes it: row bytes, then
