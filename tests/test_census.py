@@ -77,7 +77,8 @@ def test_a_broken_or_orphaned_manifest_is_a_clear_error(tmp_path: Path) -> None:
 
 
 def test_the_tolerance_policy_judges_each_output_by_its_own_dtype() -> None:
-    deviation = census_module().deviation
+    from portability_data.runner.oracle import deviation
+
     policy = {"float32": {"atol": 1e-5, "rtol": 1.3e-6}, "int64": {"atol": 0.0, "rtol": 0.0}}
     near = torch.tensor([1.0, 2.0, float("nan"), float("inf")])
     abs_error, rel_error, problem = deviation(near, np.array([1.0, 2.0 + 1e-6, np.nan, np.inf]), policy)
@@ -307,3 +308,23 @@ def test_the_report_counts_a_function_failing_only_on_what_it_declares() -> None
         and by_bucket.loc["10", "sample_pct_failing"] == 0.0
     )
     assert versus["population"].sum() == 3
+
+
+def test_a_changed_oracle_supersedes_census_cases_and_no_curated_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The oracle judges every census sample, so it is part of each census case's digest (a
+    changed oracle makes the census runs older code); curated cases do not use it."""
+    from portability_data.runner import provenance
+
+    oracle = tmp_path / "oracle.py"
+    oracle.write_bytes(provenance.ORACLE_FILE.read_bytes())
+    monkeypatch.setattr(provenance, "ORACLE_FILE", oracle)
+    paths = Paths.under(REPO_ROOT)
+    cases = ["torch.census.opinfo.add", "torch.addr"]
+    before = provenance.case_digests(paths, cases, "torch")
+    oracle.write_text(oracle.read_text() + "\n# changed\n")
+    after = provenance.case_digests(paths, cases, "torch")
+    assert set(before) == set(cases)
+    assert before["torch.census.opinfo.add"] != after["torch.census.opinfo.add"]
+    assert before["torch.addr"] == after["torch.addr"]

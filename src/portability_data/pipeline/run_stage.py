@@ -18,7 +18,7 @@ from typing import Any
 import pyarrow.parquet as pq
 
 from portability_data.runner.census_rows import CENSUS_FOLDER
-from portability_data.runner.provenance import harness_digest
+from portability_data.runner.provenance import ORACLE_FILE, harness_digest
 from portability_data.runner.spec import SOURCE, Paths, RunSpec
 from portability_data.runner.supervisor import run
 from portability_data.tables.atomic import atomic_write_bytes
@@ -29,7 +29,10 @@ def cases_digest(repo_root: Path, framework: str, suite: str = "curated") -> str
     files, or its census manifests and modules (cases/<framework>/census/)."""
     digest = hashlib.sha256()
     folder = repo_root / "cases" / framework
-    for path in sorted((folder / CENSUS_FOLDER if suite == "census" else folder).glob("*")):
+    paths = sorted((folder / CENSUS_FOLDER if suite == "census" else folder).glob("*"))
+    if suite == "census":
+        paths.append(ORACLE_FILE)
+    for path in paths:
         if path.suffix in (".py", ".yaml") and path.is_file():
             digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
     return digest.hexdigest()[:16]

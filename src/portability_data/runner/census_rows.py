@@ -37,6 +37,31 @@ def census_case_id(framework: str, origin: str, entry: str) -> str:
     return ".".join([framework, CENSUS_FOLDER, origin, *parts])
 
 
+def pair_id(entry: str, dtype: str) -> str:
+    """A census subtest's parameter id: the entry, then its dtype after the last dash."""
+    return f"{entry}-{dtype}"
+
+
+def requested_pairs(args: list[str]) -> set[str] | None:
+    """The pair ids named by node ids on the command line (the runner sends one entry's); None
+    when a census module is run whole."""
+    marker = f"::{TEST_NAME}["
+    found = {arg.split(marker, 1)[1].rstrip("]") for arg in args if marker in arg}
+    return found or None
+
+
+def parametrize_pairs(metafunc: Any, manifest: dict[str, Any]) -> None:
+    """A census module's `pytest_generate_tests`: parametrise `census_pair` with the (entry, dtype)
+    pairs of the manifest, only those named on the command line when some are (so one entry's
+    request does not build thousands of items)."""
+    if "census_pair" not in metafunc.fixturenames:
+        return
+    wanted = requested_pairs(list(metafunc.config.args))
+    pairs = [(e["entry"], dtype) for e in manifest["entries"] for dtype in e["dtypes"]]
+    pairs = [p for p in pairs if wanted is None or pair_id(*p) in wanted]
+    metafunc.parametrize("census_pair", pairs, ids=[pair_id(*p) for p in pairs])
+
+
 def manifest_paths(cases_dir: Path, framework: str) -> list[Path]:
     folder = cases_dir / framework / CENSUS_FOLDER
     return sorted(folder.glob("*.yaml")) if folder.is_dir() else []
@@ -76,7 +101,7 @@ def census_rows(
             dtypes = [d for d in entry["dtypes"] if only is None or d in only]
             if not dtypes:
                 continue
-            node = f"{relative_test}::{TEST_NAME}[{entry['entry']}"
+            node = f"{relative_test}::{TEST_NAME}["
             rows.append(
                 {
                     "case_id": entry["case_id"],
@@ -85,7 +110,7 @@ def census_rows(
                     "test_file": relative_test,
                     "status": "active",
                     "origin": manifest["origin"],
-                    "select": [f"{node}-{dtype}]" for dtype in dtypes],
+                    "select": [f"{node}{pair_id(entry['entry'], dtype)}]" for dtype in dtypes],
                     "_row_file": path.relative_to(repo_root).as_posix(),
                 }
             )

@@ -78,6 +78,8 @@ def host_load() -> list[float]:
 # newest first), so submissions made by older commits still match.
 HARNESS_FILES = ("harness.py", "backends.py", "timing.py", "worker.py")
 HARNESS_FILE_SETS = (HARNESS_FILES, ("harness.py", "worker.py"))
+# The census's judge (not the harness: curated cases do not use it), in every census case's digest.
+ORACLE_FILE = Path(__file__).resolve().parent / "oracle.py"
 # The runner package's own dotted path, as the harness files name it. It is written as the package
 # root before hashing, so the digest is of the code, not of where the package lives: the move of
 # the flat modules into runner/ (issue 17) is not a harness change, and every other byte is.
@@ -124,6 +126,8 @@ def case_digests(paths: Paths, case_ids: Any, framework: str) -> dict[str, str]:
         parts = [(paths.repo_root / row["_row_file"]).read_bytes()]
         if row.get("test_file"):
             parts.append((paths.repo_root / row["test_file"]).read_bytes())
+        if row.get("origin"):  # a census entry: its samples are judged by the shared oracle
+            parts.append(ORACLE_FILE.read_bytes())
         found[case_id] = sha256_of_parts(*parts)
     return found
 

@@ -19,6 +19,7 @@ from portability_data.tables.contracts import FRAMEWORKS
 # root before it (a submission may match a commit of either).
 HARNESS_DIRS = ("src/portability_data/runner", "src/portability_data")
 CASES_DIR = "cases"
+ORACLE_NAME = "oracle.py"  # the census's judge, in every census case's digest (runner.provenance)
 MAX_COMMITS = 500  # newest commits of `git rev-list --all` whose digests a submission may match
 
 
@@ -60,10 +61,12 @@ class CommitDigests:
         self.cases: dict[tuple[str, str], str] = {}  # (case_id, digest) -> newest commit
         self._scanned = 0
         self._objects: dict[str, bytes] = {}
-        self._case_sets: dict[str, list[tuple[str, str]]] = {}  # cases/ tree id -> its case digests
+        # (cases/ tree id, runner/oracle.py id) -> the case digests of that tree
+        self._case_sets: dict[tuple[str, str | None], list[tuple[str, str]]] = {}
         self._harness_of: dict[tuple[str, ...], str] = {}
         self._case_of: dict[tuple[str, str | None], tuple[str, str] | None] = {}
-        self._census_of: dict[tuple[str, str], list[tuple[str, str]]] = {}
+        self._census_of: dict[tuple[str, str, str | None], list[tuple[str, str]]] = {}
+        self._oracle_id: str | None = None  # the scanned commit's runner/oracle.py
         self._batch: subprocess.Popen[bytes] | None = None
 
     def unknown(
@@ -112,12 +115,15 @@ class CommitDigests:
         return self._objects[object_id]
 
     def _scan(self, commit: str) -> None:
+        oracle = self._read(f"{commit}:{HARNESS_DIRS[0]}/{ORACLE_NAME}")
+        self._oracle_id = oracle[0] if oracle is not None else None
         cases = self._read(f"{commit}:{CASES_DIR}")
         case_entries = parse_tree(cases[1]) if cases else {}
         if cases is not None:
-            if cases[0] not in self._case_sets:
-                self._case_sets[cases[0]] = self._case_digests(case_entries)
-            for key in self._case_sets[cases[0]]:
+            tree = (cases[0], self._oracle_id)  # census digests include the commit's oracle
+            if tree not in self._case_sets:
+                self._case_sets[tree] = self._case_digests(case_entries)
+            for key in self._case_sets[tree]:
                 self.cases.setdefault(key, commit)
         ids = self._harness_ids(commit)
         if ids is None:
@@ -181,13 +187,16 @@ class CommitDigests:
             module_id = files.get(f"test_{name.removesuffix('.yaml')}.py")
             if not name.endswith(".yaml") or module_id is None:
                 continue
-            key = (manifest_id, module_id)
+            key = (manifest_id, module_id, self._oracle_id)
             if key not in self._census_of:
-                self._census_of[key] = self._census_entries(manifest_id, module_id)
+                self._census_of[key] = self._census_entries(*key)
             found += self._census_of[key]
         return found
 
-    def _census_entries(self, manifest_id: str, module_id: str) -> list[tuple[str, str]]:
+    def _census_entries(
+        self, manifest_id: str, module_id: str, oracle_id: str | None
+    ) -> list[tuple[str, str]]:
+        """(case_id, digest) of a manifest's entries: manifest, module and the commit's oracle."""
         import yaml
 
         manifest_bytes = self._object(manifest_id)
@@ -195,7 +204,8 @@ class CommitDigests:
             manifest = yaml.load(manifest_bytes, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
         except yaml.YAMLError:
             return []
-        digest = sha256_of_parts(manifest_bytes, self._object(module_id))
+        oracle = [self._object(oracle_id)] if oracle_id else []
+        digest = sha256_of_parts(manifest_bytes, self._object(module_id), *oracle)
         entries = manifest.get("entries") if isinstance(manifest, dict) else None
         return [(e["case_id"], digest) for e in entries or [] if isinstance(e, dict) and "case_id" in e]
 
