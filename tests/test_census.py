@@ -39,26 +39,34 @@ def census_module():
     return module
 
 
-def test_the_committed_manifest_is_what_the_installed_wheel_declares() -> None:
-    """A torch upgrade (or a params change) that the manifest does not follow fails here:
-    re-run `portability census-harvest` and commit it."""
-    committed = yaml.safe_load((CENSUS / "opinfo.yaml").read_text())
+def test_the_committed_manifests_are_what_the_installed_wheel_declares() -> None:
+    """A torch upgrade (or a params change) that the manifests do not follow fails here:
+    re-run `portability census-harvest` and commit them."""
+    from portability_data.pipeline.census_harvest import module_manifest
+
     api = read_table("api", REPO_ROOT / "data" / "api" / "api.parquet")
     census = yaml.safe_load((REPO_ROOT / "params.yaml").read_text())["census"]
-    assert opinfo_manifest(api, census["tolerances"], census["compiled"]) == committed
-    assert len(committed["entries"]) + len(committed["unmapped"]) == 702  # every op_db entry, none dropped
-    assert {u["reason"] for u in committed["unmapped"]} <= {"private_name", "not_in_api"}
+    for origin, make, size in (("opinfo", opinfo_manifest, 702), ("module", module_manifest, 114)):
+        committed = yaml.safe_load((CENSUS / f"{origin}.yaml").read_text())
+        assert make(api, census["tolerances"], census["compiled"]) == committed, origin
+        assert len(committed["entries"]) + len(committed["unmapped"]) == size  # every entry, none dropped
+        assert {u["reason"] for u in committed["unmapped"]} <= {"private_name", "not_in_api"}
 
 
 def test_census_rows_name_one_node_per_entry_and_dtype() -> None:
     rows = census_rows(REPO_ROOT / "cases", REPO_ROOT, "torch")
     manifest = yaml.safe_load((CENSUS / "opinfo.yaml").read_text())
-    assert len(rows) == len(manifest["entries"])
+    modules = yaml.safe_load((CENSUS / "module.yaml").read_text())
+    assert len(rows) == len(manifest["entries"]) + len(modules["entries"])
+    linear = next(r for r in rows if r["case_id"] == "torch.census.module.nn.Linear")
+    assert (linear["function"], linear["origin"]) == ("torch.nn.Linear", "module")
+    assert linear["test_file"] == "cases/torch/census/test_module.py"
     assert len({r["case_id"] for r in rows}) == len(rows) and all(is_census_case(r["case_id"]) for r in rows)
     svd = next(r for r in rows if r["case_id"] == "torch.census.opinfo.linalg.svd")
     assert svd["function"] == "torch.linalg.svd" and svd["origin"] == "opinfo"
     assert "cases/torch/census/test_opinfo.py::test_entry[linalg.svd-float32]" in svd["select"]
-    assert sum(len(r["select"]) for r in rows) == sum(len(e["dtypes"]) for e in manifest["entries"])
+    pairs = sum(len(e["dtypes"]) for e in manifest["entries"] + modules["entries"])
+    assert sum(len(r["select"]) for r in rows) == pairs
     assert not any(is_census_case(c) for c in ("torch.add", "torch.census", "tensorflow.censusx.a.b"))
 
 
@@ -97,21 +105,23 @@ def test_the_tolerance_policy_judges_each_output_by_its_own_dtype() -> None:
     assert problem == "1 outputs, the oracle has 2"
 
 
-def census_repo(root: Path, entries: dict[str, list[str]]) -> Path:
-    """A scratch checkout with the real harness conftest, the real census module and a manifest cut
-    down to `entries` (entry -> dtypes)."""
+def census_repo(
+    root: Path, entries: dict[str, list[str]], modules: dict[str, list[str]] | None = None
+) -> Path:
+    """A scratch checkout with the real harness conftest, the real census modules and manifests cut
+    down to `entries` (OpInfo entry -> dtypes) and `modules` (ModuleInfo entry -> dtypes)."""
     (root / "cases" / "torch" / "census").mkdir(parents=True)
     shutil.copy(REPO_ROOT / "cases" / "conftest.py", root / "cases" / "conftest.py")
-    shutil.copy(CENSUS / "test_opinfo.py", root / "cases" / "torch" / "census" / "test_opinfo.py")
-    manifest = yaml.safe_load((CENSUS / "opinfo.yaml").read_text())
-    kept = []
-    for entry in manifest["entries"]:
-        if entry["entry"] in entries:
-            kept.append({**entry, "dtypes": entries[entry["entry"]]})
-    manifest["entries"] = kept
-    (root / "cases" / "torch" / "census" / "opinfo.yaml").write_text(
-        yaml.safe_dump(manifest, sort_keys=False)
-    )
+    for origin, wanted in (("opinfo", entries), ("module", modules or {})):
+        if not wanted:
+            continue
+        shutil.copy(CENSUS / f"test_{origin}.py", root / "cases" / "torch" / "census" / f"test_{origin}.py")
+        manifest = yaml.safe_load((CENSUS / f"{origin}.yaml").read_text())
+        manifest["entries"] = [
+            {**e, "dtypes": wanted[e["entry"]]} for e in manifest["entries"] if e["entry"] in wanted
+        ]
+        target = root / "cases" / "torch" / "census" / f"{origin}.yaml"
+        target.write_text(yaml.safe_dump(manifest, sort_keys=False))
     return root
 
 
@@ -121,7 +131,11 @@ def test_a_census_run_measures_each_pair_and_the_matrix_sets_it_beside_the_decla
     """Real torch, real runner: abs on bool is not implemented (a confirmed failure with the
     framework's own NotImplementedError), add works on every sample against NumPy with its
     deviation recorded. Declarations made up for the test turn both into findings."""
-    root = census_repo(tmp_path / "repo", {"abs": ["bool", "float32"], "add": ["float32", "int64"]})
+    root = census_repo(
+        tmp_path / "repo",
+        {"abs": ["bool", "float32"], "add": ["float32", "int64"]},
+        {"nn.Linear": ["float64"]},
+    )
     paths = Paths.under(root)
     spec = RunSpec(framework="torch", device="cpu", repeats=1, timeout_s=300, suite="census")
     run_id = run(spec, paths, log=lambda message: None)
@@ -133,7 +147,14 @@ def test_a_census_run_measures_each_pair_and_the_matrix_sets_it_beside_the_decla
         "test_entry[abs-float32]",
         "test_entry[add-float32]",
         "test_entry[add-int64]",
+        "test_entry[nn.Linear-float64]",
     }
+    linear = by_subtest.loc["test_entry[nn.Linear-float64]"]
+    assert (linear["outcome"], linear["oracle"], linear["case_id"]) == (
+        "passed",
+        "reference",
+        "torch.census.module.nn.Linear",
+    )
     bad = by_subtest.loc["test_entry[abs-bool]"]
     assert (bad["outcome"], bad["error_type"], bad["confirmation"]) == (
         "failed",
@@ -164,7 +185,8 @@ def test_a_census_run_measures_each_pair_and_the_matrix_sets_it_beside_the_decla
     assert pd.isna(row.loc[("add", "float32"), "finding"]) and pd.isna(
         row.loc[("abs", "float32"), "declared_dtype"]
     )
-    assert set(matrix["function"]) == {"torch.abs", "torch.add"} and set(matrix["run_id"]) == {run_id}
+    assert set(matrix["function"]) == {"torch.abs", "torch.add", "torch.nn.Linear"}
+    assert set(matrix["run_id"]) == {run_id} and set(matrix["origin"]) == {"opinfo", "module"}
 
 
 def declared_row(entry: str, dtype: str, kind: str) -> dict:

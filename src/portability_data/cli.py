@@ -221,11 +221,13 @@ COMMANDS: tuple[Command, ...] = (
     command(
         "census-harvest",
         commands.cmd_census_harvest,
-        "Write the census manifest of the installed torch's OpInfo database (entries, their public "
-        "functions, every dtype each knows of, the tolerance policy) for the census suite to run.",
+        "Write the census manifests of the installed torch's OpInfo and ModuleInfo databases (entries, "
+        "their public functions, every dtype each knows of, the tolerance policy) for the census suite.",
         path_arg("--params", "params.yaml", "parameters file (census.tolerances)"),
         path_arg("--api", "data/api/api.parquet", "api table of the installed torch (public names)"),
-        path_arg("--out", "cases/torch/census/opinfo.yaml", "manifest to write (default: %(default)s)"),
+        path_arg(
+            "--folder", "cases/torch/census", "where the <source>.yaml manifests go (default: %(default)s)"
+        ),
     ),
     command(
         "bench",

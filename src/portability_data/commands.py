@@ -198,10 +198,10 @@ def cmd_census_harvest(args: argparse.Namespace) -> None:
     from portability_data.pipeline.census_harvest import HarvestError, run_census_harvest
 
     try:
-        lines = run_census_harvest(args.api, args.out, load_params(args.params)["census"])
+        lines = run_census_harvest(args.api, args.folder, load_params(args.params)["census"])
     except HarvestError as exc:
         raise SystemExit(f"error: {exc}") from None
-    print("\n".join([*lines, f"-> {args.out}"]))
+    print("\n".join(lines))
 
 
 def cmd_bench(args: argparse.Namespace) -> None:

@@ -1,5 +1,5 @@
-"""The census manifest (cases/<framework>/census/<source>.yaml): what the census runs, harvested
-from the installed wheel's own test database, reviewable as data.
+"""The census manifests (cases/<framework>/census/<source>.yaml): what the census runs, harvested
+from the installed wheel's own test databases, reviewable as data (PyTorch: OpInfo and ModuleInfo).
 
 For PyTorch's OpInfo database (op_db): one entry per OpInfo entry, with the public function it
 tests (the declared table's mapping: declared_entries.opinfo_function), every dtype it knows of on
@@ -21,11 +21,12 @@ import yaml
 
 from portability_data.pipeline.declared import public_torch_names
 from portability_data.pipeline.declared_databases import opinfo_refs
-from portability_data.pipeline.declared_entries import dtype_name
+from portability_data.pipeline.declared_entries import class_function, dtype_name
 from portability_data.runner.census_rows import MANIFEST_VERSION, census_case_id, entry_id
 from portability_data.tables.atomic import atomic_write_bytes
 
 OPINFO_SOURCE = "torch.testing._internal.common_methods_invocations.op_db"
+MODULE_SOURCE = "torch.testing._internal.common_modules.module_db"
 DEVICE_TYPES = ("cpu", "cuda")  # whose dtype lists OpInfo answers without the device
 
 
@@ -42,19 +43,58 @@ def opinfo_manifest(
     from torch.testing._internal.common_methods_invocations import op_db
 
     public = public_torch_names(api, torch.__version__)
+    found = [
+        (
+            entry_id(op.name, op.variant_test_name),
+            ref.function,
+            ref.unmapped_reason,
+            op,
+            {"has_reference": op.ref is not None},
+        )
+        for op, ref in zip(op_db, opinfo_refs(op_db, public), strict=True)
+    ]
+    return _manifest("opinfo", OPINFO_SOURCE, found, tolerances, compiled)
+
+
+def module_manifest(
+    api: pd.DataFrame, tolerances: dict[str, dict[str, float]], compiled: dict[str, Any]
+) -> dict[str, Any]:
+    """The manifest of the installed torch's module_db (torch.nn modules, ModuleInfo)."""
+    import torch
+    from torch.testing._internal.common_modules import module_db
+
+    public = public_torch_names(api, torch.__version__)
+    found = []
+    for info in module_db:
+        candidates = [f"torch.{info.name}", f"torch.nn.{info.module_cls.__name__}"]
+        function, unmapped = class_function(info.module_cls, candidates, public)
+        found.append((info.name, function, unmapped, info, {}))
+    return _manifest("module", MODULE_SOURCE, found, tolerances, compiled)
+
+
+def _manifest(
+    origin: str,
+    source: str,
+    found: list[tuple[str, str | None, str | None, Any, dict[str, Any]]],
+    tolerances: dict[str, dict[str, float]],
+    compiled: dict[str, Any],
+) -> dict[str, Any]:
+    """A manifest from (entry, public function or None, why none, database item, extra fields):
+    every dtype the item knows of on DEVICE_TYPES, those declared on cpu, the policy."""
+    import torch
+
     entries, unmapped = [], []
     seen: dict[str, str] = {}
-    for op, ref in zip(op_db, opinfo_refs(op_db, public), strict=True):
-        name = entry_id(op.name, op.variant_test_name)
-        if ref.function is None:
-            unmapped.append({"entry": name, "reason": ref.unmapped_reason})
+    for name, function, unmapped_reason, item, extra in found:
+        if function is None:
+            unmapped.append({"entry": name, "reason": unmapped_reason})
             continue
-        case_id = census_case_id("torch", "opinfo", name)
+        case_id = census_case_id("torch", origin, name)
         if case_id in seen:
             raise HarvestError(f"entries {seen[case_id]!r} and {name!r} give one case id {case_id!r}")
         seen[case_id] = name
-        known = {dtype_name(d) for device in DEVICE_TYPES for d in op.supported_dtypes(device)}
-        cpu = {dtype_name(d) for d in op.supported_dtypes("cpu")}
+        known = {dtype_name(d) for device in DEVICE_TYPES for d in item.supported_dtypes(device)}
+        cpu = {dtype_name(d) for d in item.supported_dtypes("cpu")}
         missing = sorted(known - set(tolerances))
         if missing:
             raise HarvestError(
@@ -65,21 +105,21 @@ def opinfo_manifest(
             {
                 "entry": name,
                 "case_id": case_id,
-                "function": ref.function,
+                "function": function,
                 "dtypes": sorted(known),
                 "declared_cpu": sorted(cpu),
-                "has_reference": op.ref is not None,
+                **extra,
             }
         )
     return {
         "manifest_version": MANIFEST_VERSION,
         "framework": "torch",
         "framework_version": str(torch.__version__),
-        "origin": "opinfo",
-        "source": OPINFO_SOURCE,
+        "origin": origin,
+        "source": source,
         "tolerances": {name: _limits(limit) for name, limit in tolerances.items()},
         "compiled": {
-            "dtypes": [str(d) for d in compiled["dtypes"]],
+            "dtypes": [str(dtype) for dtype in compiled["dtypes"]],
             "max_samples": int(compiled["max_samples"]),
         },
         "entries": entries,
@@ -97,14 +137,16 @@ def summary_lines(manifest: dict[str, Any]) -> list[str]:
     pairs = sum(len(e["dtypes"]) for e in entries)
     declared = sum(len(e["declared_cpu"]) for e in entries)
     reasons = collections.Counter(u["reason"] for u in manifest["unmapped"])
+    references = any("has_reference" in e for e in entries)
     return [
         f"{manifest['origin']} ({manifest['framework']} {manifest['framework_version']}): "
         f"{len(entries) + len(manifest['unmapped'])} entries, {len(entries)} mapped to "
         f"{len({e['function'] for e in entries})} public functions",
         f"(entry, dtype) pairs: {pairs} ({declared} declared supported on cpu, {pairs - declared} not)",
-        f"entries with a NumPy reference: {sum(e['has_reference'] for e in entries)}",
         "unmapped: " + (", ".join(f"{n} {r}" for r, n in sorted(reasons.items())) or "none"),
-    ]
+    ] + (
+        [f"entries with a NumPy reference: {sum(e['has_reference'] for e in entries)}"] if references else []
+    )
 
 
 def write_manifest(manifest: dict[str, Any], out: Path) -> None:
@@ -115,12 +157,17 @@ def write_manifest(manifest: dict[str, Any], out: Path) -> None:
     atomic_write_bytes(out, text.encode())
 
 
-def run_census_harvest(api_path: Path, out: Path, census_params: dict[str, Any]) -> list[str]:
-    """Write the OpInfo manifest; returns the summary lines."""
+MANIFESTS = {"opinfo": opinfo_manifest, "module": module_manifest}
+
+
+def run_census_harvest(api_path: Path, folder: Path, census_params: dict[str, Any]) -> list[str]:
+    """Write the manifest of every torch source into `folder` (<source>.yaml); returns the summary."""
     from portability_data.tables.tableio import read_table
 
-    manifest = opinfo_manifest(
-        read_table("api", api_path), census_params["tolerances"], census_params["compiled"]
-    )
-    write_manifest(manifest, out)
-    return summary_lines(manifest)
+    api = read_table("api", api_path)
+    lines = []
+    for origin, make in MANIFESTS.items():
+        manifest = make(api, census_params["tolerances"], census_params["compiled"])
+        write_manifest(manifest, folder / f"{origin}.yaml")
+        lines += [*summary_lines(manifest), f"-> {folder / f'{origin}.yaml'}"]
+    return lines

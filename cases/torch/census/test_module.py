@@ -1,0 +1,93 @@
+"""The PyTorch census of torch.nn modules: every ModuleInfo entry of the installed wheel on its
+own module inputs, one subtest per module x dtype, through the same harness as the curated cases.
+
+What runs comes from `module.yaml` beside this file (`portability census-harvest`). Per module
+input (seeded: torch.manual_seed(0) before the inputs and before each construction), the module is
+built from the input's constructor arguments, moved to the device and dtype and put in eval mode,
+as upstream's TestModule.test_forward does (test/test_modules.py), and its forward call on the
+input's forward arguments is timed through `timed` (compiled mode compiles the call). The oracle:
+- eager: the input's reference function where it has one (a composite written in torch ops by
+  upstream, e.g. mm + bias for nn.Linear), else none (the input passes if it runs);
+- compiled: the same module called eagerly on a copy of the same arguments.
+Judged with the shared oracle (runner/oracle.py): per output dtype tolerance of params.yaml.
+"""
+
+from __future__ import annotations
+
+import copy
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import pytest
+import torch
+
+from portability_data.runner.census_rows import parametrize_pairs, read_manifest
+from portability_data.runner.oracle import NO_ORACLE, Judgement
+
+MANIFEST = Path(__file__).with_name("module.yaml")
+
+
+@cache
+def manifest() -> dict[str, Any]:
+    """The harvested modules and tolerances (read once per worker process)."""
+    return read_manifest(MANIFEST)
+
+
+@cache
+def infos_by_entry() -> dict[str, Any]:
+    """entry (nn.Linear) -> ModuleInfo, from the wheel's database."""
+    from torch.testing._internal.common_modules import module_db
+
+    return {info.name: info for info in module_db}
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    parametrize_pairs(metafunc, manifest())
+
+
+def test_entry(census_pair: tuple[str, str], device: Any, timed: Any, record_property: Any) -> None:
+    entry, dtype_name = census_pair
+    info = infos_by_entry()[entry]
+    dtype = getattr(torch, dtype_name)
+    compiled = timed.mode == "compiled"
+    judgement = Judgement(manifest()["tolerances"])
+    torch.manual_seed(0)
+    inputs = list(
+        info.module_inputs_func(info, device=device, dtype=dtype, requires_grad=False, training=False)
+    )
+    if compiled:
+        inputs = inputs[: manifest()["compiled"]["max_samples"]]
+    judgement.samples = len(inputs)
+    with_reference = any(module_input.reference_fn is not None for module_input in inputs)
+    oracle = "eager" if compiled else ("reference" if with_reference else "none")
+    for module_input in inputs:
+        try:
+            module = _built(info, module_input, device, dtype)
+            args, kwargs = module_input.forward_input.args, module_input.forward_input.kwargs
+            pristine = copy.deepcopy((args, kwargs))
+            actual = timed(module, *args, **kwargs)
+            judgement.judge(actual, _expected(module, module_input, pristine, oracle))
+        except Exception as error:  # construction, the forward call, or values off the oracle
+            judgement.failed_with(error)
+    judgement.record(record_property, oracle)
+
+
+def _built(info: Any, module_input: Any, device: Any, dtype: torch.dtype) -> torch.nn.Module:
+    """The module as upstream builds it for a forward test: seeded, on the device, in the dtype, eval."""
+    torch.manual_seed(0)
+    constructor = module_input.constructor_input
+    module = info.module_cls(*constructor.args, **constructor.kwargs)
+    module.to(device).to(dtype)
+    module.train(False)
+    return module
+
+
+def _expected(module: torch.nn.Module, module_input: Any, pristine: tuple, oracle: str) -> Any:
+    """What the forward call is compared with; NO_ORACLE when nothing can judge it."""
+    args, kwargs = pristine
+    if oracle == "eager":
+        return module(*args, **kwargs)
+    if oracle == "reference" and module_input.reference_fn is not None:
+        return module_input.reference_fn(module, *args, **kwargs)
+    return NO_ORACLE
