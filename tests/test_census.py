@@ -42,11 +42,16 @@ def census_module():
 def test_the_committed_manifests_are_what_the_installed_wheel_declares() -> None:
     """A torch upgrade (or a params change) that the manifests do not follow fails here:
     re-run `portability census-harvest` and commit them."""
-    from portability_data.pipeline.census_harvest import module_manifest
+    from portability_data.pipeline.census_harvest import module_manifest, optimizer_manifest
 
     api = read_table("api", REPO_ROOT / "data" / "api" / "api.parquet")
     census = yaml.safe_load((REPO_ROOT / "params.yaml").read_text())["census"]
-    for origin, make, size in (("opinfo", opinfo_manifest, 702), ("module", module_manifest, 114)):
+    sources = (
+        ("opinfo", opinfo_manifest, 702),
+        ("module", module_manifest, 114),
+        ("optimizer", optimizer_manifest, 15),
+    )
+    for origin, make, size in sources:
         committed = yaml.safe_load((CENSUS / f"{origin}.yaml").read_text())
         assert make(api, census["tolerances"], census["compiled"]) == committed, origin
         assert len(committed["entries"]) + len(committed["unmapped"]) == size  # every entry, none dropped
@@ -57,7 +62,8 @@ def test_census_rows_name_one_node_per_entry_and_dtype() -> None:
     rows = census_rows(REPO_ROOT / "cases", REPO_ROOT, "torch")
     manifest = yaml.safe_load((CENSUS / "opinfo.yaml").read_text())
     modules = yaml.safe_load((CENSUS / "module.yaml").read_text())
-    assert len(rows) == len(manifest["entries"]) + len(modules["entries"])
+    optimizers = yaml.safe_load((CENSUS / "optimizer.yaml").read_text())
+    assert len(rows) == len(manifest["entries"]) + len(modules["entries"]) + len(optimizers["entries"])
     linear = next(r for r in rows if r["case_id"] == "torch.census.module.nn.Linear")
     assert (linear["function"], linear["origin"]) == ("torch.nn.Linear", "module")
     assert linear["test_file"] == "cases/torch/census/test_module.py"
@@ -65,7 +71,7 @@ def test_census_rows_name_one_node_per_entry_and_dtype() -> None:
     svd = next(r for r in rows if r["case_id"] == "torch.census.opinfo.linalg.svd")
     assert svd["function"] == "torch.linalg.svd" and svd["origin"] == "opinfo"
     assert "cases/torch/census/test_opinfo.py::test_entry[linalg.svd-float32]" in svd["select"]
-    pairs = sum(len(e["dtypes"]) for e in manifest["entries"] + modules["entries"])
+    pairs = sum(len(e["dtypes"]) for e in manifest["entries"] + modules["entries"] + optimizers["entries"])
     assert sum(len(r["select"]) for r in rows) == pairs
     assert not any(is_census_case(c) for c in ("torch.add", "torch.census", "tensorflow.censusx.a.b"))
 
@@ -106,13 +112,16 @@ def test_the_tolerance_policy_judges_each_output_by_its_own_dtype() -> None:
 
 
 def census_repo(
-    root: Path, entries: dict[str, list[str]], modules: dict[str, list[str]] | None = None
+    root: Path,
+    entries: dict[str, list[str]],
+    modules: dict[str, list[str]] | None = None,
+    optimizers: dict[str, list[str]] | None = None,
 ) -> Path:
     """A scratch checkout with the real harness conftest, the real census modules and manifests cut
     down to `entries` (OpInfo entry -> dtypes) and `modules` (ModuleInfo entry -> dtypes)."""
     (root / "cases" / "torch" / "census").mkdir(parents=True)
     shutil.copy(REPO_ROOT / "cases" / "conftest.py", root / "cases" / "conftest.py")
-    for origin, wanted in (("opinfo", entries), ("module", modules or {})):
+    for origin, wanted in (("opinfo", entries), ("module", modules or {}), ("optimizer", optimizers or {})):
         if not wanted:
             continue
         shutil.copy(CENSUS / f"test_{origin}.py", root / "cases" / "torch" / "census" / f"test_{origin}.py")
@@ -135,6 +144,7 @@ def test_a_census_run_measures_each_pair_and_the_matrix_sets_it_beside_the_decla
         tmp_path / "repo",
         {"abs": ["bool", "float32"], "add": ["float32", "int64"]},
         {"nn.Linear": ["float64"]},
+        {"LBFGS": ["complex64"]},
     )
     paths = Paths.under(root)
     spec = RunSpec(framework="torch", device="cpu", repeats=1, timeout_s=300, suite="census")
@@ -148,7 +158,10 @@ def test_a_census_run_measures_each_pair_and_the_matrix_sets_it_beside_the_decla
         "test_entry[add-float32]",
         "test_entry[add-int64]",
         "test_entry[nn.Linear-float64]",
+        "test_entry[LBFGS-complex64]",
     }
+    lbfgs = by_subtest.loc["test_entry[LBFGS-complex64]"]
+    assert (lbfgs["outcome"], lbfgs["oracle"], lbfgs["samples_failed"]) == ("passed", "none", 0)
     linear = by_subtest.loc["test_entry[nn.Linear-float64]"]
     assert (linear["outcome"], linear["oracle"], linear["case_id"]) == (
         "passed",
@@ -185,8 +198,8 @@ def test_a_census_run_measures_each_pair_and_the_matrix_sets_it_beside_the_decla
     assert pd.isna(row.loc[("add", "float32"), "finding"]) and pd.isna(
         row.loc[("abs", "float32"), "declared_dtype"]
     )
-    assert set(matrix["function"]) == {"torch.abs", "torch.add", "torch.nn.Linear"}
-    assert set(matrix["run_id"]) == {run_id} and set(matrix["origin"]) == {"opinfo", "module"}
+    assert set(matrix["function"]) == {"torch.abs", "torch.add", "torch.nn.Linear", "torch.optim.LBFGS"}
+    assert set(matrix["run_id"]) == {run_id} and set(matrix["origin"]) == {"opinfo", "module", "optimizer"}
 
 
 def declared_row(entry: str, dtype: str, kind: str) -> dict:

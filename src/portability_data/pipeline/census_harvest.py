@@ -27,6 +27,7 @@ from portability_data.tables.atomic import atomic_write_bytes
 
 OPINFO_SOURCE = "torch.testing._internal.common_methods_invocations.op_db"
 MODULE_SOURCE = "torch.testing._internal.common_modules.module_db"
+OPTIMIZER_SOURCE = "torch.testing._internal.common_optimizers.optim_db"
 DEVICE_TYPES = ("cpu", "cuda")  # whose dtype lists OpInfo answers without the device
 
 
@@ -72,15 +73,49 @@ def module_manifest(
     return _manifest("module", MODULE_SOURCE, found, tolerances, compiled)
 
 
+# OptimizerInfo declares no dtypes: the census runs the floating ones (complex where supported).
+OPTIMIZER_DTYPES = ("bfloat16", "float16", "float32", "float64")
+
+
+class _Undeclared:
+    """An optimizer's dtypes as the census runs them, declared on no device (OptimizerInfo has none)."""
+
+    def __init__(self, dtypes: list[Any]) -> None:
+        self.dtypes = dtypes
+
+    def supported_dtypes(self, device_type: str) -> list[Any]:
+        return self.dtypes if device_type == "census" else []
+
+
+def optimizer_manifest(
+    api: pd.DataFrame, tolerances: dict[str, dict[str, float]], compiled: dict[str, Any]
+) -> dict[str, Any]:
+    """The manifest of the installed torch's optim_db (torch.optim, OptimizerInfo)."""
+    import torch
+    from torch.testing._internal.common_optimizers import optim_db
+
+    public = public_torch_names(api, torch.__version__)
+    found = []
+    for info in optim_db:
+        name = info.optim_cls.__name__
+        function, unmapped = class_function(info.optim_cls, [f"torch.optim.{name}"], public)
+        dtypes = [getattr(torch, d) for d in OPTIMIZER_DTYPES] + (
+            [torch.complex64] if info.supports_complex else []
+        )
+        found.append((name, function, unmapped, _Undeclared(dtypes), {}))
+    return _manifest("optimizer", OPTIMIZER_SOURCE, found, tolerances, compiled, device_types=("census",))
+
+
 def _manifest(
     origin: str,
     source: str,
     found: list[tuple[str, str | None, str | None, Any, dict[str, Any]]],
     tolerances: dict[str, dict[str, float]],
     compiled: dict[str, Any],
+    device_types: tuple[str, ...] = DEVICE_TYPES,
 ) -> dict[str, Any]:
     """A manifest from (entry, public function or None, why none, database item, extra fields):
-    every dtype the item knows of on DEVICE_TYPES, those declared on cpu, the policy."""
+    every dtype the item knows of on `device_types`, those declared on cpu, the policy."""
     import torch
 
     entries, unmapped = [], []
@@ -93,7 +128,7 @@ def _manifest(
         if case_id in seen:
             raise HarvestError(f"entries {seen[case_id]!r} and {name!r} give one case id {case_id!r}")
         seen[case_id] = name
-        known = {dtype_name(d) for device in DEVICE_TYPES for d in item.supported_dtypes(device)}
+        known = {dtype_name(d) for device in device_types for d in item.supported_dtypes(device)}
         cpu = {dtype_name(d) for d in item.supported_dtypes("cpu")}
         missing = sorted(known - set(tolerances))
         if missing:
@@ -157,7 +192,7 @@ def write_manifest(manifest: dict[str, Any], out: Path) -> None:
     atomic_write_bytes(out, text.encode())
 
 
-MANIFESTS = {"opinfo": opinfo_manifest, "module": module_manifest}
+MANIFESTS = {"opinfo": opinfo_manifest, "module": module_manifest, "optimizer": optimizer_manifest}
 
 
 def run_census_harvest(api_path: Path, folder: Path, census_params: dict[str, Any]) -> list[str]:
