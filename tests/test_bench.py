@@ -44,9 +44,7 @@ def test_bench_lands_a_local_shard_and_a_second_bench_does_nothing(case_repo) ->
     said: list[str] = []
     first = bench(PARAMS, case_repo.root, "quick", ("jax",), say=said.append)
     assert len(first.covering) == 1 and first.ran_now == first.covering and not first.not_run
-    assert "jax: devices found: cpu" in said[0] and any(
-        "\nOK: all 1 case(s) ran" in line for line in said
-    )
+    assert "jax: devices found: cpu" in said[0] and any("\nOK: all 1 case(s) ran" in line for line in said)
     [shard] = local_shards(case_repo.root)
     rows = pq.read_table(shard).to_pylist()
     assert {r["source"] for r in rows} == {"local"} and {r["repeat"] for r in rows} == {0}
@@ -118,3 +116,24 @@ def test_bench_command_help_and_bad_profile_exit_cleanly() -> None:
     bad = subprocess.run([*cli, "bench", "--profile", "nope"], capture_output=True, text=True, cwd=REPO_ROOT)
     assert bad.returncode != 0 and bad.stderr.strip().endswith("bench.profiles has quick, full")
     assert not Paths.under(REPO_ROOT).results_dir.joinpath("local").exists()
+
+
+def test_the_full_profile_measures_the_census_too_under_its_own_section() -> None:
+    """A contributor's `bench --profile full` runs the curated cases (3 repeats, both modes) and
+    each framework's census (the census section's repeats, both modes) where it has one."""
+    import yaml
+
+    params = yaml.safe_load((REPO_ROOT / "params.yaml").read_text())
+    devices = {"torch": ["cpu"]}
+    settings = plan(params, REPO_ROOT, "full", ("torch",), devices)
+    found = [(s.spec.suite, s.spec.mode, s.spec.repeats) for s in settings]
+    census_repeats = params["census"]["repeats"]
+    assert found == [
+        ("curated", "eager", 3),
+        ("curated", "compiled", 3),
+        ("census", "eager", census_repeats),
+        ("census", "compiled", census_repeats),
+    ]
+    assert len({s.key for s in settings}) == 4  # each its own skip key
+    quick = plan(params, REPO_ROOT, "quick", ("torch",), devices)
+    assert [(s.spec.suite, s.spec.mode) for s in quick] == [("curated", "eager")]

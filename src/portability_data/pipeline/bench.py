@@ -1,6 +1,7 @@
 """`portability bench`: measure this machine. Runs the study's cases on every device this machine
 has, under a profile of params.yaml (`bench.profiles`: quick = eager, 1 repeat; full = the run
-stage's 3 repeats x both modes), and lands the shards under source `local`.
+stage's 3 repeats x both modes, and the census in both modes), and lands the shards under source
+`local`.
 
 The committed data (the study's shards and ours) stays the reference: a local run is its own
 setting (aggregation keys settings on the source), so it is added beside them, never pooled into
@@ -19,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from portability_data.pipeline.run_stage import cases_digest, existing_runs, setting_spec
+from portability_data.runner.census_rows import manifest_paths
 from portability_data.runner.provenance import cpu_model, harness_digest
 from portability_data.runner.spec import Paths, RunSpec
 from portability_data.runner.supervisor import run
@@ -110,15 +112,21 @@ def plan(
     done = existing_runs(paths.runs_dir / SOURCE) if (paths.runs_dir / SOURCE).is_dir() else {}
     harness = harness_digest(paths.cases_dir)
     settings = []
-    for framework in frameworks or tuple(run_params["frameworks"]):
-        digest = cases_digest(paths.repo_root, framework) + harness + host_key()
-        for device in (devices or {}).get(framework, ["cpu"]):
-            for mode in chosen["modes"]:
-                spec = setting_spec(framework, device, mode, chosen["repeats"], run_params, SOURCE)
-                key = spec.params_hash(digest)
-                found = done.get(key)
-                complete = found is not None and found["status"] == "complete"
-                settings.append(Setting(spec, key, found["run_id"] if complete else None))
+    for suite in chosen.get("suites", ["curated"]):
+        # the census runs under its own section (1 repeat, its limits); the curated set under the profile's
+        section = params["census"] if suite == "census" else run_params
+        repeats = int(section["repeats"]) if suite == "census" else chosen["repeats"]
+        for framework in frameworks or tuple(run_params["frameworks"]):
+            if suite == "census" and not manifest_paths(paths.cases_dir, framework):
+                continue  # no census source for this framework yet
+            digest = cases_digest(paths.repo_root, framework, suite) + harness + host_key()
+            for device in (devices or {}).get(framework, ["cpu"]):
+                for mode in chosen["modes"]:
+                    spec = setting_spec(framework, device, mode, repeats, section, SOURCE, suite=suite)
+                    key = spec.params_hash(digest)
+                    found = done.get(key)
+                    complete = found is not None and found["status"] == "complete"
+                    settings.append(Setting(spec, key, found["run_id"] if complete else None))
     return settings
 
 
@@ -193,13 +201,14 @@ def bench(
     paths = Paths.under(repo_root)
     for setting in settings:
         spec = setting.spec
-        label = f"{spec.framework}/{spec.device}/{spec.mode}"
+        label = f"{spec.framework}/{spec.device}/{spec.mode}" + (" census" if spec.suite == "census" else "")
         if setting.done_run_id:
             say(f"{label}: this machine has it already ({setting.done_run_id})")
             report.covering.append(setting.done_run_id)
             continue
         say(f"{label}: running ({spec.repeats} repeat(s))")
-        run_id = run(spec, paths, params_hash=setting.key, progress=progress)
+        jobs = int(params["census"].get("confirm_jobs", 1)) if spec.suite == "census" else 1
+        run_id = run(spec, paths, params_hash=setting.key, progress=progress, confirm_jobs=jobs)
         summary = RunSummary.of_shard(run_id, shard_path(paths, run_id, SOURCE))
         say("\n".join(summary.report()))
         report.covering.append(run_id)
