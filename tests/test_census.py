@@ -363,3 +363,23 @@ def test_a_changed_oracle_supersedes_census_cases_and_no_curated_one(
     assert set(before) == set(cases)
     assert before["torch.census.opinfo.add"] != after["torch.census.opinfo.add"]
     assert before["torch.addr"] == after["torch.addr"]
+
+
+def test_census_rows_stay_out_of_the_studys_outcome_tables() -> None:
+    """The same function measured by a curated case and by the census: outcomes (the study's
+    table) read only the curated rows; the census failing does not make the function fail there."""
+    from portability_data.pipeline.aggregate import aggregate
+    from tests.conftest import example_rows
+
+    curated = example_rows()["results"][0]
+    census = {
+        **curated,
+        "case_id": "torch.census.opinfo.argsort",
+        "test_id": "cases/torch/census/test_opinfo.py::test_entry[argsort-float32]",
+        "subtest": "test_entry[argsort-float32]",
+        "outcome": "failed",
+        "failure_category": "other",
+        "error_type": "RuntimeError",
+    }
+    outcomes, _ = aggregate(pd.DataFrame([curated, census]))
+    assert list(outcomes["outcome"]) == ["success"] and list(outcomes["n_subtests"]) == [1]

@@ -82,6 +82,7 @@ from portability_data.pipeline.aggregate_subtests import collect_subtests, repea
 # report/build.py imports these from here (their homes are aggregate_summaries and frames).
 from portability_data.pipeline.aggregate_summaries import PAIR_KEYS, ratio_shares, summary_tables, to_markdown
 from portability_data.pipeline.frames import plain_frame
+from portability_data.tables.contracts import is_census_case
 
 __all__ = [
     "PAIR_KEYS",
@@ -97,12 +98,21 @@ __all__ = [
 log = logging.getLogger(__name__)
 
 
+def without_census(results: pd.DataFrame) -> pd.DataFrame:
+    """The result rows of curated cases (census cases: pipeline/support_matrix.py)."""
+    if not len(results):
+        return results
+    return results[[not is_census_case(case_id) for case_id in results["case_id"]]]
+
+
 def aggregate(
     results: pd.DataFrame, runs: pd.DataFrame | None = None, cases: pd.DataFrame | None = None
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """(outcomes, latencies) from results rows (any number of shards), their runs rows and,
     optionally, the cases table (for functions removed from a framework version). Rows of
-    superseded runs are left out first (`supersede`)."""
+    superseded runs are left out first (`supersede`). Census rows are not the study's kind of
+    measurement (its sample, its outcome per function): they go to the support matrix instead."""
+    results = without_census(results)
     results, _ = supersede(results, runs)
     groups = collect_subtests(results)
     unavailable = unavailable_from_results(results)

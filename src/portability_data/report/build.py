@@ -19,6 +19,7 @@ from typing import Any
 import pandas as pd
 
 from portability_data.pipeline.aggregate import PAIR_KEYS, ratio_shares, summary_tables
+from portability_data.report.census import census_section
 from portability_data.report.declared_support import declared_section
 from portability_data.report.figures import (
     fig_failure_by_bucket,
@@ -415,6 +416,10 @@ def run_report(data_dir: Path, out_dir: Path, metrics_path: Path) -> None:
         sections.append(declared[0])
         images.update(declared[1])
         metrics["declared"] = declared[2]
+    census = census_section(data_dir)
+    if census is not None:
+        sections.append(census[0])
+        metrics["census"] = census[1]
     figure_dir = out_dir / "figures"
     figure_dir.mkdir(parents=True, exist_ok=True)
     for old in figure_dir.glob("*.png"):

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from portability_data.pipeline.aggregate import plain_frame
+from portability_data.pipeline.aggregate import plain_frame, without_census
 from portability_data.tables.tableio import read_table
 
 STUDY = "mince2023"
@@ -66,7 +66,7 @@ def load_inputs(data_dir: Path) -> Inputs:
             "confirmation",
             "failure_rule",
         ]
-        results = plain_frame(frame[keep])
+        results = plain_frame(without_census(frame)[keep])  # the census has its own section
     cases_path = data_dir / "cases" / "cases.parquet"
     cases = plain_frame(read_table("cases", cases_path)) if cases_path.exists() else None
     runs = plain_frame(read_table("runs", data_dir / "runs")) if (data_dir / "runs").exists() else None

@@ -68,6 +68,7 @@ def is_census_case(case_id: str) -> bool:
     parts = str(case_id).split(".", 3)
     return len(parts) == 4 and parts[1] == "census"
 
+
 RUN_STATUSES = ("running", "complete", "partial")
 # How a subtest ran (results.execution): eager; compiled (the function under test went through the
 # compiler whole: torch.compile fullgraph, jax.jit, tf.function(jit_compile=True)); graph_breaks
