@@ -20,6 +20,8 @@ STAGE_ENTRY = {
     "sample": "pipeline.sampling",
     "cases": "pipeline.cases",
     "run": "pipeline.run_stage",
+    "census": "pipeline.run_stage",
+    "support_matrix": "pipeline.support_matrix",
     "aggregate": "pipeline.aggregate",
     "reproduce": "pipeline.reproduction",
     "report": "report.build",
