@@ -8,11 +8,30 @@ from typing import Any
 import pandas as pd
 import pytest
 
-from portability_data.pipeline.aggregate import aggregate, run_aggregate
+from portability_data.pipeline.aggregate import (
+    REREAD,
+    aggregate,
+    quiet_load_max,
+    reclassify_failures,
+    run_aggregate,
+)
 from portability_data.pipeline.aggregate_summaries import summary_tables, to_markdown
+from portability_data.pipeline.params import ParamsError
+from portability_data.runner.failures import classify_failure_detail, load_rules, rules_for
 from portability_data.tables.tableio import read_table, write_table
 
 DEVICE_MODELS = {"gpu": "T4", "tpu": "TPU v3-8", "cpu": "Xeon"}
+
+
+def example_of(category: str, framework: str = "torch") -> tuple[str, str, str]:
+    """(error_type, message, rule id) of a rule example the current table reads as `category`, so a
+    row stored with that reading keeps it when aggregation reads it again."""
+    for rule in rules_for(framework):
+        if rule.category != category or rule.example is None:
+            continue
+        if classify_failure_detail(framework, *rule.example)[1] == rule.rule_id:
+            return (*rule.example, rule.rule_id)
+    raise LookupError(f"no rule example of category {category!r} for {framework}")
 
 
 def row(
@@ -30,6 +49,9 @@ def row(
     framework: str = "torch",
 ) -> dict[str, Any]:
     failing = outcome in ("failed", "error", "timeout", "crashed", "memory")
+    error_type, message, rule = (
+        example_of(category, framework) if failing and category else ("E", "boom", None)
+    )
     return {
         "run_id": run_id or f"run-{device}",
         "source": "portability",
@@ -41,9 +63,9 @@ def row(
         "repeat": repeat,
         "outcome": outcome,
         "failure_category": category or ("other" if failing else None),
-        "failure_rule": "unclassified" if failing else None,
-        "error_type": "E" if failing else None,
-        "error_message": "boom" if failing else None,
+        "failure_rule": (rule or "unclassified") if failing else None,
+        "error_type": error_type if failing else None,
+        "error_message": message if failing else None,
         "op_latencies_ms": list(ops or []),
         "test_time_ms": 1.0,
         "device": device,
@@ -445,9 +467,16 @@ def _run_row(run_id: str, started: str, harness: str | None, cases: dict[str, st
     import json
 
     return {
-        "run_id": run_id, "source": "portability", "framework": "torch", "framework_version": "2.0",
-        "device": "gpu", "device_model": "T4", "mode": "eager", "repeats": 1,
-        "started_at": pd.Timestamp(started, tz="UTC"), "harness_digest": harness,
+        "run_id": run_id,
+        "source": "portability",
+        "framework": "torch",
+        "framework_version": "2.0",
+        "device": "gpu",
+        "device_model": "T4",
+        "mode": "eager",
+        "repeats": 1,
+        "started_at": pd.Timestamp(started, tz="UTC"),
+        "harness_digest": harness,
         "case_digests": None if cases is None else json.dumps(cases),
     }
 
@@ -455,22 +484,26 @@ def _run_row(run_id: str, started: str, harness: str | None, cases: dict[str, st
 def test_newest_harness_and_case_files_supersede_older_runs() -> None:
     from portability_data.pipeline.aggregate_subtests import supersede
 
-    results = frame([
-        row("t1", "failed", run_id="old"),  # made before digests: superseded
-        row("t1", "passed", [1.0], run_id="new"),
-        row("t1", "failed", run_id="older-case", function="torch.g"),  # another version of g's files
-        row("t1", "passed", [1.0], run_id="new", function="torch.g"),
-        row("t1", "failed", run_id="older-harness", function="torch.h"),
-        row("t1", "passed", [1.0], run_id="new", function="torch.h"),
-        row("t2", "passed", [1.0], run_id="subset", function="torch.k"),  # only run that ran k
-    ])
-    runs = pd.DataFrame([
-        _run_row("old", "2026-01-01", None, None),
-        _run_row("older-case", "2026-01-02", "H2", {"torch.g": "g1"}),
-        _run_row("older-harness", "2026-01-03", "H1", {"torch.h": "h1"}),
-        _run_row("new", "2026-02-01", "H2", {"torch.f": "f1", "torch.g": "g2", "torch.h": "h1"}),
-        _run_row("subset", "2026-01-05", "H1", {"torch.k": "k1"}),
-    ])
+    results = frame(
+        [
+            row("t1", "failed", run_id="old"),  # made before digests: superseded
+            row("t1", "passed", [1.0], run_id="new"),
+            row("t1", "failed", run_id="older-case", function="torch.g"),  # another version of g's files
+            row("t1", "passed", [1.0], run_id="new", function="torch.g"),
+            row("t1", "failed", run_id="older-harness", function="torch.h"),
+            row("t1", "passed", [1.0], run_id="new", function="torch.h"),
+            row("t2", "passed", [1.0], run_id="subset", function="torch.k"),  # only run that ran k
+        ]
+    )
+    runs = pd.DataFrame(
+        [
+            _run_row("old", "2026-01-01", None, None),
+            _run_row("older-case", "2026-01-02", "H2", {"torch.g": "g1"}),
+            _run_row("older-harness", "2026-01-03", "H1", {"torch.h": "h1"}),
+            _run_row("new", "2026-02-01", "H2", {"torch.f": "f1", "torch.g": "g2", "torch.h": "h1"}),
+            _run_row("subset", "2026-01-05", "H1", {"torch.k": "k1"}),
+        ]
+    )
     kept, superseded = supersede(results, runs)
     assert sorted(set(kept["run_id"])) == ["new", "subset"]
     reasons = dict(zip(superseded["run_id"], superseded["reason"]))
@@ -507,3 +540,125 @@ def test_compiled_counts_only_subtests_that_really_compiled() -> None:
     assert (u["outcome"], u["n_subtests"], u["n_not_compiled"]) == ("not_compiled", 0, 1)
     assert set(latencies["function"]) == {"torch.f"}
     assert latencies.iloc[0]["n_subtests"] == 1
+
+
+# --------------------------------------------------------------------------- failure rules re-read
+
+
+def rule_example(rule_id: str) -> tuple[str, str]:
+    """(error_type, message) of a rule's own example in runner/rules/failures.yaml."""
+    rules = {rule.rule_id: rule for section in load_rules().values() for rule in section}
+    assert rules[rule_id].example is not None
+    return rules[rule_id].example
+
+
+def failing_as_unclassified(
+    rule_id: str, *, source: str = "portability", run_id: str = "tf-run", subtest: str = "t1"
+) -> dict[str, Any]:
+    """A tensorflow compiled row stored unclassified (its run predates the rule) with the rule's example."""
+    error_type, message = rule_example(rule_id)
+    return {
+        **row(subtest, "failed", run_id=run_id, function="tensorflow.f", framework="tensorflow"),
+        "source": source,
+        "mode": "compiled",
+        "error_type": error_type,
+        "error_message": message,
+        "failure_subcategory": None,
+    }
+
+
+@pytest.mark.parametrize("rule_id", ["tf_function_variable_creation", "tf_function_retrace_variable_exists"])
+def test_a_rule_added_after_the_run_reaches_its_failing_rows(rule_id: str) -> None:
+    ours = failing_as_unclassified(rule_id)
+    study = failing_as_unclassified(rule_id, source="mince2023", run_id="study-run")
+    passed = {
+        **row("t2", run_id="tf-run", function="tensorflow.f", framework="tensorflow"),
+        "mode": "compiled",
+    }
+    reread = reclassify_failures(frame([ours, study, {**passed, "failure_subcategory": None}]))
+    got = reread[["source", "outcome", "failure_category", "failure_rule", "failure_subcategory", REREAD]]
+    assert got.values.tolist() == [
+        ["portability", "failed", "not_implemented", rule_id, "compile_limitation", True],
+        ["mince2023", "failed", "other", "unclassified", None, False],  # the study's reading stays
+        ["portability", "passed", None, None, None, False],
+    ]
+    outcomes, _ = aggregate(frame([ours, study]))
+    categories = dict(zip(outcomes["source"], outcomes["dominant_failure_category"]))
+    assert categories == {"portability": "not_implemented", "mince2023": "other"}
+
+
+def test_rereading_keeps_what_agrees_and_what_a_cut_message_hid() -> None:
+    error_type, message, rule = example_of("type_failure")
+    agreeing = {**row("a", "failed", category="type_failure"), "failure_subcategory": None}
+    expected = classify_failure_detail("torch", error_type, message)
+    agreeing["failure_subcategory"] = expected[2]
+    # stored cut at 2000 characters with a rule that matched the whole message: no rule reads the cut
+    cut = {**row("b", "failed", category="type_failure"), "error_type": "E", "error_message": "x" * 2000}
+    short = {**cut, "subtest": "c", "test_id": "x::c", "error_message": "x" * 10}
+    reread = reclassify_failures(frame([agreeing, cut, short]))
+    assert list(reread["failure_rule"]) == [rule, rule, "unclassified"]
+    assert list(reread[REREAD]) == [False, False, True]
+    assert not reclassify_failures(frame([row("p")]).drop(columns=["error_message"]))[REREAD].any()
+
+
+# --------------------------------------------------------------------------- quiet runs preferred
+
+
+def quiet_runs(loads: dict[str, float | None]) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """One case measured by runs of the same harness and case files, one per load (None: unrecorded);
+    each run's timing is 10x its place so the pooled latency says which runs were kept."""
+    results, runs = [], []
+    for place, (run_id, load) in enumerate(loads.items(), 1):
+        results.append(row("t1", "passed", [10.0 * place], run_id=run_id))
+        runs.append({**_run_row(run_id, f"2026-03-0{place}", "H", {"torch.f": "f1"}), "host_load_max": load})
+    return frame(results), pd.DataFrame(runs)
+
+
+def pooled_ms(results: pd.DataFrame, runs: pd.DataFrame, threshold: float | None) -> float:
+    _, latencies = aggregate(results, runs, quiet_load_max=threshold)
+    return float(latencies.iloc[0]["latency_ms"])
+
+
+def test_a_contended_run_beside_a_quiet_run_of_the_same_code_is_dropped() -> None:
+    from portability_data.pipeline.aggregate_subtests import supersede
+
+    results, runs = quiet_runs({"quiet": 1.1, "busy": 3.25, "busier": 4.0})
+    kept, superseded = supersede(results, runs, quiet_load_max=1.5)
+    assert list(kept["run_id"]) == ["quiet"]
+    assert superseded[["run_id", "n_rows", "reason", "superseded_by"]].values.tolist() == [
+        ["busier", 1, "contended (host load 4.00 > 1.5) beside a quieter run of the same code", "quiet"],
+        ["busy", 1, "contended (host load 3.25 > 1.5) beside a quieter run of the same code", "quiet"],
+    ]
+    assert pooled_ms(results, runs, 1.5) == 10.0
+    assert pooled_ms(results, runs, None) == 20.0  # the rule off: all three pooled (10, 20, 30)
+    assert pooled_ms(results, runs, 5.0) == 20.0  # all quiet under a higher threshold
+
+
+def test_contended_runs_without_a_quiet_one_and_unrecorded_loads_stay_pooled() -> None:
+    from portability_data.pipeline.aggregate_subtests import supersede
+
+    for loads in ({"busy": 2.0, "busier": 3.0}, {"quiet": 1.0, "unrecorded": None}):
+        results, runs = quiet_runs(loads)
+        kept, superseded = supersede(results, runs, quiet_load_max=1.5)
+        assert sorted(set(kept["run_id"])) == sorted(loads) and superseded.empty, loads
+    # another harness is superseded as before, whatever its load
+    results, runs = quiet_runs({"old": 0.5, "new": 3.0})
+    runs.loc[runs["run_id"] == "old", "harness_digest"] = "H-old"
+    kept, superseded = supersede(results, runs, quiet_load_max=1.5)
+    assert list(kept["run_id"]) == ["new"] and list(superseded["reason"]) == ["older harness"]
+
+
+def test_the_threshold_comes_from_params(tmp_path: Path) -> None:
+    repository = Path(__file__).resolve().parents[1] / "params.yaml"
+    assert quiet_load_max(repository) == 1.5
+    assert quiet_load_max(tmp_path / "absent.yaml") == 1.5
+    params = tmp_path / "params.yaml"
+    params.write_text("aggregate:\n  quiet_load_max: 3\n")
+    assert quiet_load_max(params) == 3.0
+    params.write_text("aggregate:\n  quiet_load_max: null\n")
+    assert quiet_load_max(params) is None
+    params.write_text("run: {}\n")
+    assert quiet_load_max(params) == 1.5
+    params.write_text("aggregate:\n  quiet_load_max: high\n")
+    with pytest.raises(ParamsError, match=r"aggregate\.quiet_load_max"):
+        quiet_load_max(params)

@@ -379,3 +379,160 @@ def test_samples_spelled_tf_match_results_spelled_tensorflow(tmp_path: Path) -> 
     assert (
         _row(tables["top20_vs_all"], framework="tensorflow", subset="top20")["pct_complete_failure"] == 100.0
     )
+
+
+# --------------------------------------------------------------------------- how our runs ran
+
+TF_COMPILED = ("portability", "tensorflow", "2.20.0", "cpu", "EPYC", "compiled")
+TF_EAGER = ("portability", "tensorflow", "2.20.0", "cpu", "EPYC", "eager")
+
+
+def _run_result(
+    setting: tuple, case: str, subtest: str, execution: str | None, outcome: str = "passed", **more: object
+) -> dict:
+    """A results row of one of our runs, with how it executed."""
+    failing = outcome != "passed"
+    return {
+        **_result(setting, case, outcome, "other" if failing else None, subtest),
+        "run_id": f"run-{setting[-1]}",
+        "failure_rule": "unclassified" if failing else None,
+        "error_type": "E" if failing else None,
+        "error_message": "boom" if failing else None,
+        "execution": execution,
+        "graph_breaks": None,
+        "confirmation": None,
+        "failure_subcategory": None,
+        **more,
+    }
+
+
+def _case(case_id: str, status: str = "active", **more: object) -> dict:
+    return {"case_id": case_id, "framework": "tensorflow", "status": status, **more}
+
+
+def test_failing_rows_are_read_with_the_current_rules(tmp_path: Path) -> None:
+    from portability_data.report.outcomes import how_runs_ran
+    from portability_data.runner.failures import load_rules
+
+    rules = {rule.rule_id: rule for section in load_rules().values() for rule in section}
+    error_type, message = rules["tf_function_variable_creation"].example or ("", "")
+    rows = [
+        # stored unclassified (the run predates the rule); the rule table reads it now
+        _run_result(
+            TF_COMPILED,
+            "tensorflow.a",
+            "t1",
+            "compiled",
+            "failed",
+            error_type=error_type,
+            error_message=message,
+        ),
+        _run_result(TF_COMPILED, "tensorflow.b", "t1", "compiled", "failed"),  # no rule reads "boom"
+        _run_result(TF_COMPILED, "tensorflow.c", "t1", "compiled"),
+    ]
+    study = {**rows[0], "source": "mince2023", "run_id": "study", "mode": "eager", "execution": None}
+    write_table("results", pd.DataFrame(rows), tmp_path / "results" / "portability" / "shard.parquet")
+    write_table("results", pd.DataFrame([study]), tmp_path / "results" / "mince2023" / "shard.parquet")
+    inputs = load_inputs(tmp_path)
+    results = inputs.results.set_index(["source", "case_id"])
+    assert results.loc[("portability", "tensorflow.a"), "failure_rule"] == "tf_function_variable_creation"
+    assert results.loc[("portability", "tensorflow.a"), "failure_subcategory"] == "compile_limitation"
+    assert results.loc[("mince2023", "tensorflow.a"), "failure_rule"] == "unclassified"  # the study's reading
+    executions, _ = how_runs_ran(inputs.results, inputs.runs)
+    row = executions.set_index("source").loc["portability"]
+    assert (row["n_failing_rows"], row["pct_unclassified"], row["n_reclassified"]) == (2, 50.0, 1)
+    sections = build(inputs)[0]
+    runs = next(s for s in sections if s.title == "How our runs ran")
+    assert "results shards keep the run-time reading" in runs.text
+    shown = dict(runs.tables)["Execution per setting"]
+    assert list(shown.columns).index("n_reclassified") == list(shown.columns).index("pct_unclassified") + 1
+
+
+def test_compiler_reach_over_all_and_routable_cases() -> None:
+    from portability_data.report.outcomes import compiler_reach, how_runs_ran
+
+    results = pd.DataFrame(
+        [
+            _run_result(TF_COMPILED, "tensorflow.a", "t1", "compiled"),
+            _run_result(TF_COMPILED, "tensorflow.a", "t2", "not_routed"),
+            _run_result(TF_COMPILED, "tensorflow.b", "t1", "not_routed"),  # routable, never compiled
+            _run_result(TF_COMPILED, "tensorflow.c", "t1", "not_routed"),  # no compiled form
+            # failed while compiling: the rule table reads a compiler limitation
+            _run_result(
+                TF_COMPILED,
+                "tensorflow.d",
+                "t1",
+                "not_routed",
+                "failed",
+                failure_subcategory="compile_limitation",
+            ),
+            _run_result(TF_COMPILED, "tensorflow.gone", "t1", "compiled"),  # not an active case
+            _run_result(TF_EAGER, "tensorflow.a", "t1", "eager"),
+        ]
+    )
+    cases = pd.DataFrame(
+        [
+            _case("tensorflow.a"),
+            _case("tensorflow.b"),
+            _case("tensorflow.c", no_compiled_form="tf.compat.v1 session API"),
+            _case("tensorflow.d"),
+            _case("tensorflow.e"),  # active, not run in this setting
+            _case("tensorflow.gone", status="removed"),
+            {**_case("torch.x"), "framework": "torch"},
+        ]
+    )
+    executions, _ = how_runs_ran(results, None, cases)
+    by_mode = executions.set_index("mode")
+    compiled = by_mode.loc["compiled"]
+    assert [compiled[c] for c in ("n_active_cases", "n_no_compiled_form", "n_through_compiler")] == [5, 1, 2]
+    assert (compiled["pct_through_compiler"], compiled["n_routable_through_compiler"]) == (40.0, 2)
+    assert compiled["pct_routable_through_compiler"] == 50.0
+    assert pd.isna(by_mode.loc["eager", "n_active_cases"])
+    reach = compiler_reach(executions)
+    assert list(reach["through_compiler"]) == [
+        "tensorflow compiled: 2/5 (40%) of all cases, 2/4 (50%) of routable cases; 1 have no compiled form"
+    ]
+    assert reach["setting"].iloc[0] == "portability · tensorflow 2.20.0 · EPYC (cpu) · compiled"
+    older, _ = how_runs_ran(results, None, cases.drop(columns=["no_compiled_form"]))  # older cases table
+    assert (
+        compiler_reach(older)["through_compiler"]
+        .iloc[0]
+        .endswith("2/5 (40%) of routable cases; 0 have no compiled form")
+    )
+    assert compiler_reach(how_runs_ran(results, None, None)[0]).empty
+
+
+def test_the_report_pools_quiet_runs_as_aggregate_does() -> None:
+    from portability_data.report.outcomes import how_runs_ran
+
+    rows = [
+        {
+            **_run_result(TF_COMPILED, "tensorflow.a", "t1", "compiled"),
+            "run_id": run_id,
+            "test_id": f"{run_id}::t1",
+        }
+        for run_id in ("quiet", "busy")
+    ]
+    runs = pd.DataFrame(
+        [
+            {
+                **dict(zip(KEYS, TF_COMPILED)),
+                "run_id": run_id,
+                "repeats": 1,
+                "started_at": pd.Timestamp(day, tz="UTC"),
+                "harness_digest": "H",
+                "case_digests": json.dumps({"tensorflow.a": "a1"}),
+                "host_load_max": load,
+            }
+            for run_id, day, load in (("quiet", "2026-03-01", 1.2), ("busy", "2026-03-02", 2.6))
+        ]
+    )
+    executions, superseded = how_runs_ran(pd.DataFrame(rows), runs, quiet_load_max=1.5)
+    assert list(superseded["run_id"]) == ["busy"] and list(superseded["superseded_by"]) == ["quiet"]
+    assert (
+        superseded["reason"].iloc[0]
+        == "contended (host load 2.60 > 1.5) beside a quieter run of the same code"
+    )
+    assert (executions["n_subtests"].iloc[0], executions["host_load_max"].iloc[0]) == (1, 1.2)
+    _, off = how_runs_ran(pd.DataFrame(rows), runs, quiet_load_max=None)
+    assert off.empty

@@ -37,7 +37,16 @@ Outcomes (docs/METHOD.md section 6, contract `outcomes`):
   left out and counted in n_not_compiled. A group with none left is `not_compiled`.
 - Supersession (`supersede`): for each setting (source, framework, version, device, model, mode)
   and case, only rows of runs made with the newest harness and the newest version of the case's
-  files are pooled; older runs stay in the dataset and the report names them.
+  files are pooled; older runs stay in the dataset and the report names them. Of the runs of the
+  same code, a contended one (host load average above params.yaml aggregate.quiet_load_max) is
+  left out where a quiet one stands beside it; runs without a recorded load are pooled as before.
+- Failure rules re-read (`reclassify_failures`): result shards are immutable and carry the rule
+  table's reading at run time, so a rule added later would never reach them. Before anything is
+  pooled, every failing row of our own sources is classified again with the current rule table
+  (runner/rules/failures.yaml); the study's imported rows (source mince2023) keep the study's
+  reading. A message the runner stored cut at 2000 characters keeps its run-time rule where the
+  current table finds none (the cut may have removed what it matched). Rows whose reading changed
+  are marked (column failure_reread), counted in the log and in the report.
 
 Latencies (docs/METHOD.md section 6, the published tables' procedure, contract `latencies`):
 1. per device, a subtest is dropped if it has no passing result: kept are subtests with a row
@@ -77,18 +86,21 @@ from portability_data.pipeline.aggregate_outcomes import (
     removed_groups,
     unavailable_from_results,
 )
-from portability_data.pipeline.aggregate_subtests import collect_subtests, repeats_per_run, supersede
+from portability_data.pipeline.aggregate_subtests import FAILING, collect_subtests, repeats_per_run, supersede
 
 # report/build.py imports these from here (their homes are aggregate_summaries and frames).
 from portability_data.pipeline.aggregate_summaries import PAIR_KEYS, ratio_shares, summary_tables, to_markdown
-from portability_data.pipeline.frames import plain_frame
+from portability_data.pipeline.frames import column_values, plain_frame
 from portability_data.tables.contracts import is_census_case
 
 __all__ = [
+    "DEFAULT_QUIET_LOAD_MAX",
     "PAIR_KEYS",
     "aggregate",
     "plain_frame",
+    "quiet_load_max",
     "ratio_shares",
+    "reclassify_failures",
     "run_aggregate",
     "summary_tables",
     "supersede",
@@ -96,6 +108,11 @@ __all__ = [
 ]
 
 log = logging.getLogger(__name__)
+
+STUDY_SOURCE = "mince2023"  # imported rows: the study's reading of its failures stays
+STORED_MESSAGE_CHARS = 2000  # results keep this much of a message (runner/supervisor.py build_row)
+REREAD = "failure_reread"  # column reclassify_failures adds: the row's reading changed
+DEFAULT_QUIET_LOAD_MAX = 1.5  # params.yaml aggregate.quiet_load_max where absent
 
 
 def without_census(results: pd.DataFrame) -> pd.DataFrame:
@@ -105,15 +122,75 @@ def without_census(results: pd.DataFrame) -> pd.DataFrame:
     return results[[not is_census_case(case_id) for case_id in results["case_id"]]]
 
 
+def reclassify_failures(results: pd.DataFrame) -> pd.DataFrame:
+    """The results with every failing row of our own sources classified again by the current rule
+    table (failure_category, failure_rule, failure_subcategory), and a boolean column REREAD
+    marking the rows whose reading changed (the rules: this module's docstring). Frames without
+    error_type and error_message cannot be re-read and come back as they are (REREAD false)."""
+    unchanged = results.assign(**{REREAD: False})
+    if not len(results) or not {"error_type", "error_message"} <= set(results.columns):
+        return unchanged
+    sources, outcomes = column_values(results["source"]), column_values(results["outcome"])
+    rows = [i for i, (s, o) in enumerate(zip(sources, outcomes)) if s != STUDY_SOURCE and o in FAILING]
+    if not rows:
+        return unchanged
+    from portability_data.runner.failures import UNCLASSIFIED, classify_failure_detail
+
+    frameworks = column_values(results["framework"])
+    types, messages = column_values(results["error_type"]), column_values(results["error_message"])
+    names = ("failure_category", "failure_rule", "failure_subcategory")
+    readings = [column_values(results[n]) if n in results else [None] * len(results) for n in names]
+    changed = [False] * len(results)
+    for i in rows:
+        message = messages[i] or ""
+        new = classify_failure_detail(frameworks[i], types[i] or "", message, outcome=outcomes[i])
+        old = tuple(reading[i] for reading in readings)
+        cut = len(message) >= STORED_MESSAGE_CHARS
+        if cut and new[1] == UNCLASSIFIED[1] and old[1] not in (None, UNCLASSIFIED[1]):
+            continue
+        if new != old:
+            changed[i] = True
+            for reading, value in zip(readings, new):
+                reading[i] = value
+    columns = {name: _like(results, name, reading) for name, reading in zip(names, readings)}
+    return results.assign(**columns, **{REREAD: changed})
+
+
+def _like(frame: pd.DataFrame, name: str, values: list) -> pd.Series:
+    """values as a column of frame: Arrow-typed where its column is, else plain objects (a plain
+    frame's all-null column is float, which strings would not fit)."""
+    dtype = frame[name].dtype if name in frame else None
+    return pd.Series(values, index=frame.index, dtype=dtype if isinstance(dtype, pd.ArrowDtype) else object)
+
+
+def _log_rereads(results: pd.DataFrame) -> None:
+    """How many failing rows the current rule table read differently, per framework and mode."""
+    if REREAD not in results or not results[REREAD].any():
+        return
+    changed = results[results[REREAD]]
+    counts = Counter(zip(column_values(changed["framework"]), column_values(changed["mode"])))
+    log.info(
+        "the current failure rules read %d failing rows differently than at run time: %s",
+        len(changed),
+        ", ".join(f"{fw} {mode}: {n}" for (fw, mode), n in sorted(counts.items())),
+    )
+
+
 def aggregate(
-    results: pd.DataFrame, runs: pd.DataFrame | None = None, cases: pd.DataFrame | None = None
+    results: pd.DataFrame,
+    runs: pd.DataFrame | None = None,
+    cases: pd.DataFrame | None = None,
+    *,
+    quiet_load_max: float | None = DEFAULT_QUIET_LOAD_MAX,
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """(outcomes, latencies) from results rows (any number of shards), their runs rows and,
-    optionally, the cases table (for functions removed from a framework version). Rows of
-    superseded runs are left out first (`supersede`). Census rows are not the study's kind of
-    measurement (its sample, its outcome per function): they go to the support matrix instead."""
-    results = without_census(results)
-    results, _ = supersede(results, runs)
+    optionally, the cases table (for functions removed from a framework version). Failing rows are
+    classified again by the current rules, then rows of superseded runs are left out (`supersede`,
+    with the quiet-run threshold; None: off). Census rows are not the study's kind of measurement
+    (its sample, its outcome per function): they go to the support matrix instead."""
+    results = reclassify_failures(without_census(results))
+    _log_rereads(results)
+    results, _ = supersede(results, runs, quiet_load_max=quiet_load_max)
     groups = collect_subtests(results)
     unavailable = unavailable_from_results(results)
     if cases is not None and runs is not None and len(cases):
@@ -123,6 +200,34 @@ def aggregate(
                 groups.setdefault(group, {})
                 unavailable.add(group)
     return compute_outcomes(groups, unavailable), compute_latencies(groups, repeats_per_run(runs, results))
+
+
+def quiet_load_max(params_path: Path = Path("params.yaml")) -> float | None:
+    """params.yaml aggregate.quiet_load_max: the host load average (per machine) at or below which
+    a run counts as quiet. DEFAULT_QUIET_LOAD_MAX where the file, section or key is absent (a bare
+    machine, older params); null turns the rule off; anything else is a ParamsError."""
+    import yaml
+
+    from portability_data.pipeline.params import ParamsError
+
+    try:
+        params = yaml.safe_load(Path(params_path).read_text(encoding="utf-8"))
+    except OSError:
+        return DEFAULT_QUIET_LOAD_MAX
+    except yaml.YAMLError as exc:
+        raise ParamsError(str(params_path), [f"not valid YAML: {exc}"]) from None
+    section = params.get("aggregate") if isinstance(params, dict) else None
+    if not isinstance(section, dict) or "quiet_load_max" not in section:
+        return DEFAULT_QUIET_LOAD_MAX
+    value = section["quiet_load_max"]
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
+        raise ParamsError(
+            str(params_path),
+            [f"aggregate.quiet_load_max: must be a load average >= 0 (or null: off), got {value!r}"],
+        )
+    return float(value)
 
 
 def _table_file(path: Path, table: str) -> Path:
@@ -138,10 +243,12 @@ def run_aggregate(
     *,
     cases_path: Path | None = None,
     quarantine: bool = False,
+    params_path: Path = Path("params.yaml"),
 ) -> tuple[Path, Path]:
     """The pipeline stage: read every results shard and runs row (and the cases table where it
-    exists), aggregate, write both tables. `quarantine` leaves bad shards out (tableio's rule).
-    An output without a .parquet suffix is taken as a folder (<folder>/<table>.parquet)."""
+    exists), aggregate with params_path's quiet-run threshold, write both tables. `quarantine`
+    leaves bad shards out (tableio's rule). An output without a .parquet suffix is taken as a
+    folder (<folder>/<table>.parquet)."""
     from portability_data.tables.tableio import read_shards, read_table, write_table
 
     shards = read_shards("results", [Path(results_dir)], quarantine=quarantine)
@@ -150,7 +257,7 @@ def run_aggregate(
     results = shards.frame
     runs = read_table("runs", Path(runs_dir))
     cases = read_table("cases", Path(cases_path)) if cases_path and Path(cases_path).exists() else None
-    outcomes, latencies = aggregate(results, runs, cases)
+    outcomes, latencies = aggregate(results, runs, cases, quiet_load_max=quiet_load_max(params_path))
     return (
         write_table("outcomes", outcomes, _table_file(outcomes_out, "outcomes")),
         write_table("latencies", latencies, _table_file(latencies_out, "latencies")),

@@ -1,5 +1,6 @@
 """Pooling results rows into subtests (aggregate.py's docstring has the rules): which rows are pooled
-(`supersede`: per setting and case, only runs of the newest harness and case files) and the
+(`supersede`: per setting and case, only runs of the newest harness and case files, and of those
+the quiet ones where a quiet and a contended run measured the same code) and the
 `Subtest` that each (case_id, subtest) of a function group collects from them.
 
 Outcomes and latencies are both computed from these subtests, so they live apart from either.
@@ -7,6 +8,7 @@ Outcomes and latencies are both computed from these subtests, so they live apart
 
 from __future__ import annotations
 
+import math
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -123,13 +125,21 @@ def repeats_per_run(runs: pd.DataFrame | None, results: pd.DataFrame) -> dict[st
 SETTING = ("source", "framework", "framework_version", "device", "device_model", "mode")
 
 
-def supersede(results: pd.DataFrame, runs: pd.DataFrame | None) -> tuple[pd.DataFrame, pd.DataFrame]:
+def supersede(
+    results: pd.DataFrame, runs: pd.DataFrame | None, *, quiet_load_max: float | None = None
+) -> tuple[pd.DataFrame, pd.DataFrame]:
     """(results to pool, superseded runs). Per setting and case, the newest run that ran the case
     (runs.started_at) fixes the harness digest and the case's digest; rows of that case from runs
     made with another harness or other case files are superseded, and so are all rows of runs
     without digests (made before runs recorded them) in a setting where a run has them. Settings
     where no run has digests (the study's) are pooled as they are. The superseded table has one
-    row per run: run_id, setting, superseded rows, reason, the run that superseded it."""
+    row per run: run_id, setting, superseded rows, reason, the run that superseded it.
+
+    Quiet runs preferred (`quiet_load_max`, params.yaml aggregate.quiet_load_max; None: off): of
+    the runs of one setting and case that are pooled (same harness and case digests), where one
+    peaked at a host load average <= the threshold, those above it are contended beside a quieter
+    measurement of the same code and are superseded by the quietest. Runs without a recorded load
+    are neither: they stay pooled. Without a quiet run nothing is dropped (all contended: kept)."""
     columns = ["run_id", *SETTING, "n_rows", "reason", "superseded_by"]
     if runs is None or not len(runs) or "harness_digest" not in runs or not len(results):
         return results, pd.DataFrame(columns=columns)
@@ -143,6 +153,7 @@ def supersede(results: pd.DataFrame, runs: pd.DataFrame | None) -> tuple[pd.Data
             if isinstance(record.get("harness_digest"), str)
             else None,
             "cases": json_object(digests),
+            "load": host_load(record.get("host_load_max")),
         }
     run_ids, case_ids = column_values(results["run_id"]), column_values(results["case_id"])
     newest: dict[tuple, tuple[str, str, str | None, str | None]] = {}
@@ -155,6 +166,7 @@ def supersede(results: pd.DataFrame, runs: pd.DataFrame | None) -> tuple[pd.Data
         if key not in newest or candidate[:2] > newest[key][:2]:
             newest[key] = candidate
     settings_with_digests = {setting for setting, _ in newest}
+    contended = contended_runs(set(zip(run_ids, case_ids)), facts, newest, quiet_load_max)
     keep, dropped = [], Counter()
     reasons: dict[str, tuple[str, str]] = {}
     for run_id, case_id in zip(run_ids, case_ids):
@@ -163,21 +175,26 @@ def supersede(results: pd.DataFrame, runs: pd.DataFrame | None) -> tuple[pd.Data
             keep.append(True)
             continue
         best = newest.get((fact["setting"], case_id))
-        if best is None or best[1] == run_id:
+        if best is None:
             keep.append(True)
             continue
-        if fact["harness"] is None:
-            reason = "made before runs recorded harness and case digests"
+        if (run_id, case_id) in contended:  # the same code as the newest run (maybe the newest itself)
+            reason, by = contended[run_id, case_id]
+        elif best[1] == run_id:
+            keep.append(True)
+            continue
+        elif fact["harness"] is None:
+            reason, by = "made before runs recorded harness and case digests", best[1]
         elif fact["harness"] != best[2]:
-            reason = "older harness"
+            reason, by = "older harness", best[1]
         elif fact["cases"].get(case_id) != best[3]:
-            reason = "older case files"
+            reason, by = "older case files", best[1]
         else:
             keep.append(True)
             continue
         keep.append(False)
         dropped[run_id] += 1
-        reasons.setdefault(run_id, (reason, best[1]))
+        reasons.setdefault(run_id, (reason, by))
     superseded = pd.DataFrame(
         [
             {
@@ -192,6 +209,50 @@ def supersede(results: pd.DataFrame, runs: pd.DataFrame | None) -> tuple[pd.Data
         columns=columns,
     )
     return results[keep].reset_index(drop=True), superseded
+
+
+def contended_runs(
+    pairs: set[tuple[str, str]],
+    facts: Mapping[str, Mapping[str, Any]],
+    newest: Mapping[tuple, tuple[str, str, str | None, str | None]],
+    quiet_load_max: float | None,
+) -> dict[tuple[str, str], tuple[str, str]]:
+    """(run_id, case_id) -> (reason, the quietest run) for the contended runs that a quiet
+    run of the same setting, case, harness and case files stands beside (supersede's docstring)."""
+    if quiet_load_max is None:
+        return {}
+    same_code: dict[tuple, list[str]] = defaultdict(list)
+    for run_id, case_id in pairs:
+        fact = facts.get(run_id)
+        if fact is None or fact["harness"] is None or fact["load"] is None:
+            continue
+        best = newest.get((fact["setting"], case_id))
+        if best is not None and (fact["harness"], fact["cases"].get(case_id)) == best[2:]:
+            same_code[(fact["setting"], case_id)].append(run_id)
+    out: dict[tuple[str, str], tuple[str, str]] = {}
+    for (_, case_id), run_ids in same_code.items():
+        quiet = [r for r in run_ids if facts[r]["load"] <= quiet_load_max]
+        if not quiet or len(quiet) == len(run_ids):
+            continue
+        quietest = min(quiet, key=lambda r: (facts[r]["load"], r))
+        for run_id in set(run_ids) - set(quiet):
+            reason = (
+                f"contended (host load {facts[run_id]['load']:.2f} > {quiet_load_max:g}) "
+                "beside a quieter run of the same code"
+            )
+            out[run_id, case_id] = (reason, quietest)
+    return out
+
+
+def host_load(value: Any) -> float | None:
+    """A runs.host_load_max value as a float; None where not recorded (runs before v3)."""
+    if value is None or isinstance(value, bool):
+        return None
+    try:
+        load = float(value)
+    except (TypeError, ValueError):
+        return None
+    return None if math.isnan(load) else load
 
 
 def json_object(text: Any) -> dict[str, Any]:

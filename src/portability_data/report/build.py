@@ -18,7 +18,7 @@ from typing import Any
 
 import pandas as pd
 
-from portability_data.pipeline.aggregate import PAIR_KEYS, ratio_shares, summary_tables
+from portability_data.pipeline.aggregate import PAIR_KEYS, quiet_load_max, ratio_shares, summary_tables
 from portability_data.report.census import census_section
 from portability_data.report.declared_support import declared_section
 from portability_data.report.figures import (
@@ -55,7 +55,9 @@ from portability_data.report.latency_figures import (
 )
 from portability_data.report.metrics import headline_metrics
 from portability_data.report.outcomes import (
+    REACH_COLUMNS,
     bucket_matrix,
+    compiler_reach,
     failure_by_bucket,
     failure_categories,
     how_runs_ran,
@@ -175,7 +177,10 @@ def build(inputs: Inputs) -> tuple[list[Section], dict[str, pd.DataFrame], dict[
         "modes": modes,
         "mode_summary": mode_summary(modes),
     }
-    tables["executions"], tables["superseded"] = how_runs_ran(inputs.results, inputs.runs)
+    tables["executions"], tables["superseded"] = how_runs_ran(
+        inputs.results, inputs.runs, inputs.cases, quiet_load_max=inputs.quiet_load_max
+    )
+    tables["compiler_reach"] = compiler_reach(tables["executions"])
     tables["summary_failing"] = failing_summary(outcomes, primary)
     tables["summary_slowdown"] = slowdown_summary(tables["cross_device_shares"], cross_functions)
     tables["summary_then_now"] = then_now_headline(
@@ -287,13 +292,26 @@ def _sections(tables: dict[str, pd.DataFrame], scatter_names: list[str]) -> list
             "count only subtests that really compiled; the rest are counted in the outcomes table's "
             "n_not_compiled. A failing subtest is re-run alone in a fresh worker before it counts; one "
             "that passes there is order-dependent (counted as passed). pct_unclassified: failing rows "
-            "no rule of the rule table (src/portability_data/runner/rules/failures.yaml) classified. "
+            "no rule of the rule table (src/portability_data/runner/rules/failures.yaml) classified; "
+            "failing rows are read with the current rule table, and n_reclassified counts those whose "
+            "reading (category, rule, subcategory) changed since their run: the results shards keep the "
+            "run-time reading. "
             "host_load_max: the largest 1-minute load average of the host at a case start (the run's own "
             "worker adds about 1; above 1.5 other work shared the cores, so its latencies are contended; "
             "empty: runs before the runs table recorded it). "
-            "Superseded runs (made by an older harness or older case files) stay in the dataset but are "
-            "not pooled.",
-            [("Execution per setting", cols("executions")), ("Superseded runs", cols("superseded"))],
+            "Through the compiler, per compiled setting: the active cases whose function under test went "
+            "through the compiler (a subtest ran compiled, with graph breaks or an eager fallback, or "
+            "failed on a compiler limitation), of all active cases and of the routable ones, those with a "
+            "compiled form (cases.no_compiled_form names why the others have none: their subtests are "
+            "not_routed by nature). "
+            "Superseded runs (made by an older harness or older case files, or contended: a host load "
+            "above aggregate.quiet_load_max of params.yaml beside a quieter run of the same code) stay in "
+            "the dataset but are not pooled.",
+            [
+                ("Execution per setting", cols("executions", tuple(REACH_COLUMNS))),
+                ("Through the compiler, per compiled setting", tables.get("compiler_reach", pd.DataFrame())),
+                ("Superseded runs", cols("superseded")),
+            ],
             [],
         ),
         Section(
@@ -399,10 +417,13 @@ def reproduction_section(data_dir: Path) -> tuple[Section, dict[str, Any]] | Non
     return section, parts.metrics
 
 
-def run_report(data_dir: Path, out_dir: Path, metrics_path: Path) -> None:
-    """The `report` stage: Markdown, offline HTML, figures, plot CSVs and metrics, from data_dir's tables."""
+def run_report(
+    data_dir: Path, out_dir: Path, metrics_path: Path, *, params_path: Path = Path("params.yaml")
+) -> None:
+    """The `report` stage: Markdown, offline HTML, figures, plot CSVs and metrics, from data_dir's
+    tables (pooled as the aggregate stage pools them: params_path's aggregate.quiet_load_max)."""
     data_dir, out_dir, metrics_path = Path(data_dir), Path(out_dir), Path(metrics_path)
-    inputs = load_inputs(data_dir)
+    inputs = load_inputs(data_dir, quiet_load_max=quiet_load_max(params_path))
     sections, tables, images, metrics = build(inputs)
     reproduced = reproduction_section(data_dir)
     if reproduced is not None:

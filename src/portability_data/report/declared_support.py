@@ -187,9 +187,7 @@ def declared_section(data_dir: Path) -> tuple[Section, dict[str, bytes], dict[st
     )
     metrics = {
         "functions": int(rows["function"].nunique()),
-        "dtype_coverage_pct": {
-            device: _overall_share(rows, device) for device in devices
-        },
+        "dtype_coverage_pct": {device: _overall_share(rows, device) for device in devices},
     }
     return section, images, metrics
 

@@ -19,7 +19,12 @@ from pathlib import Path
 
 import pandas as pd
 
-from portability_data.pipeline.aggregate import plain_frame, without_census
+from portability_data.pipeline.aggregate import (
+    DEFAULT_QUIET_LOAD_MAX,
+    plain_frame,
+    reclassify_failures,
+    without_census,
+)
 from portability_data.tables.tableio import read_table
 
 STUDY = "mince2023"
@@ -43,10 +48,14 @@ class Inputs:
     samples: pd.DataFrame
     cases: pd.DataFrame | None
     runs: pd.DataFrame | None = None
+    quiet_load_max: float | None = DEFAULT_QUIET_LOAD_MAX  # params.yaml aggregate.quiet_load_max
 
 
-def load_inputs(data_dir: Path) -> Inputs:
-    """Read what the report needs from data_dir; results and cases are optional."""
+def load_inputs(data_dir: Path, *, quiet_load_max: float | None = DEFAULT_QUIET_LOAD_MAX) -> Inputs:
+    """Read what the report needs from data_dir; results and cases are optional. Failing result
+    rows are read with the current rule table, as the aggregate stage reads them (the rows whose
+    reading changed are marked: aggregate.reclassify_failures), so the report's unclassified share
+    follows the rules of today while the shards keep the run-time reading."""
     outcomes = plain_frame(read_table("outcomes", data_dir / "outcomes"))
     latencies = plain_frame(read_table("latencies", data_dir / "latencies"))
     samples = plain_frame(read_table("samples", data_dir / "samples"))
@@ -65,12 +74,17 @@ def load_inputs(data_dir: Path) -> Inputs:
             "graph_breaks",
             "confirmation",
             "failure_rule",
+            "failure_subcategory",
+            "error_type",
+            "error_message",
         ]
-        results = plain_frame(without_census(frame)[keep])  # the census has its own section
+        curated = without_census(frame)[[c for c in keep if c in frame.columns]]  # the census: own section
+        reread = reclassify_failures(curated).drop(columns=["error_type", "error_message"], errors="ignore")
+        results = plain_frame(reread)
     cases_path = data_dir / "cases" / "cases.parquet"
     cases = plain_frame(read_table("cases", cases_path)) if cases_path.exists() else None
     runs = plain_frame(read_table("runs", data_dir / "runs")) if (data_dir / "runs").exists() else None
-    return Inputs(outcomes, latencies, results, samples, cases, runs)
+    return Inputs(outcomes, latencies, results, samples, cases, runs, quiet_load_max)
 
 
 def model_label(device: str, model: str) -> str:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from portability_data.pipeline.aggregate import supersede
+from portability_data.pipeline.aggregate import DEFAULT_QUIET_LOAD_MAX, REREAD, supersede
 from portability_data.report.inputs import (
     BUCKET_ORDER,
     FAILING,
@@ -19,19 +19,26 @@ from portability_data.report.inputs import (
     setting_order,
     with_setting,
 )
+from portability_data.tables.contracts import is_census_case
 
 FAILING_OUTCOMES = ("failed", "error", "timeout", "crashed", "memory")
 
 
 def how_runs_ran(
-    results: pd.DataFrame | None, runs: pd.DataFrame | None
+    results: pd.DataFrame | None,
+    runs: pd.DataFrame | None,
+    cases: pd.DataFrame | None = None,
+    *,
+    quiet_load_max: float | None = DEFAULT_QUIET_LOAD_MAX,
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """(execution counts, superseded runs). Per setting of the pooled (not superseded) runs that
-    record it: subtests by how they executed, the share of compiled-mode cases whose function under
-    test really compiled, order-dependent subtests, and the share of failing rows no rule
-    classified; the largest host load average seen while they ran (the run's own worker adds about
-    1: above 1.5 other work competed for the cores). A subtest counts under the least compiled of
-    its rows."""
+    """(execution counts, superseded runs). Per setting of the pooled (not superseded, quiet runs
+    preferred) runs that record it: subtests by how they executed, the share of compiled-mode cases
+    whose function under test really compiled, order-dependent subtests, the share of failing rows
+    no rule classified and how many failing rows the current rule table read differently than the
+    run did (column failure_reread: aggregate.reclassify_failures); the largest host load average
+    seen while they ran (the run's own worker adds about 1: above 1.5 other work competed for the
+    cores). A subtest counts under the least compiled of its rows. Compiled settings also get the
+    compiler's reach over the cases table (`compiler_reach_counts`)."""
     columns = [
         *SETTING_KEYS,
         "n_cases",
@@ -45,12 +52,15 @@ def how_runs_ran(
         "n_order_dependent",
         "n_failing_rows",
         "pct_unclassified",
+        "n_reclassified",
         "host_load_max",
+        *REACH_COLUMNS,
     ]
     if results is None or results.empty or "execution" not in results:
         return pd.DataFrame(columns=columns), pd.DataFrame()
-    kept, superseded = supersede(results, runs)
-    kept = kept[kept["execution"].notna()]
+    pooled, superseded = supersede(results, runs, quiet_load_max=quiet_load_max)
+    kept = pooled[pooled["execution"].notna()]
+    by_setting = dict(iter(pooled.groupby(SETTING_KEYS)))
     load_of = run_host_load(runs)
     rank = ["not_routed", "eager_fallback", "graph_breaks", "compiled", "eager"]
     rows = []
@@ -75,12 +85,87 @@ def how_runs_ran(
                 "pct_unclassified": round(100.0 * (failing["failure_rule"] == "unclassified").mean(), 1)
                 if len(failing)
                 else 0.0,
+                "n_reclassified": int(failing[REREAD].eq(True).sum()) if REREAD in failing else 0,
                 "host_load_max": max(
                     (load_of[r] for r in set(group["run_id"]) if load_of.get(r) is not None), default=None
+                ),
+                **(
+                    compiler_reach_counts(by_setting[setting], cases, setting[1])
+                    if compiled_mode
+                    else dict.fromkeys(REACH_COLUMNS)
                 ),
             }
         )
     return in_reading_order(pd.DataFrame(rows, columns=columns)), superseded
+
+
+# A case's function under test went through the compiler: some subtest ran compiled, with graph
+# breaks or fell back after trying, or failed where the rule table reads a compiler limitation.
+THROUGH_COMPILER = ("compiled", "graph_breaks", "eager_fallback")
+COMPILE_FAILURE = "compile_limitation"
+REACH_COLUMNS = [
+    "n_active_cases",
+    "n_no_compiled_form",
+    "n_through_compiler",
+    "pct_through_compiler",
+    "n_routable_through_compiler",
+    "pct_routable_through_compiler",
+]
+
+
+def compiler_reach_counts(
+    rows: pd.DataFrame, cases: pd.DataFrame | None, framework: str
+) -> dict[str, int | float | None]:
+    """For one compiled setting's pooled rows: the framework's active (curated) cases, those whose
+    function has no compiled form (cases.no_compiled_form; all null in older tables: none), and how
+    many active cases, and of the routable ones (the others), went through the compiler."""
+    if cases is None or cases.empty:
+        return dict.fromkeys(REACH_COLUMNS)
+    mine = cases[(cases["framework"] == framework) & (cases["status"] == "active")]
+    mine = mine[[not is_census_case(c) for c in mine["case_id"]]]
+    active = set(mine["case_id"])
+    reasons = mine["no_compiled_form"] if "no_compiled_form" in mine else pd.Series(None, index=mine.index)
+    no_form = {c for c, why in zip(mine["case_id"], reasons) if isinstance(why, str) and why.strip()}
+    failed_compiling = rows["outcome"].isin(FAILING_OUTCOMES) & (
+        rows["failure_subcategory"] == COMPILE_FAILURE if "failure_subcategory" in rows else False
+    )
+    through = set(rows.loc[rows["execution"].isin(THROUGH_COMPILER) | failed_compiling, "case_id"]) & active
+    routable = active - no_form
+
+    def pct(n: int, d: int) -> float | None:
+        return round(100.0 * n / d, 1) if d else None
+
+    return {
+        "n_active_cases": len(active),
+        "n_no_compiled_form": len(no_form),
+        "n_through_compiler": len(through),
+        "pct_through_compiler": pct(len(through), len(active)),
+        "n_routable_through_compiler": len(through & routable),
+        "pct_routable_through_compiler": pct(len(through & routable), len(routable)),
+    }
+
+
+def compiler_reach(executions: pd.DataFrame) -> pd.DataFrame:
+    """Per compiled setting with a cases table: one sentence of the compiler's reach, e.g.
+    'tensorflow compiled: 60/70 (86%) of all cases, 60/60 (100%) of routable cases; 10 have no
+    compiled form'."""
+    columns = ["setting", "through_compiler"]
+    shown = executions[(executions["mode"] == "compiled") & executions["n_active_cases"].notna()]
+    if shown.empty:
+        return pd.DataFrame(columns=columns)
+    texts = []
+    for r in shown.itertuples(index=False):
+        routable = int(r.n_active_cases) - int(r.n_no_compiled_form)
+        text = f"{r.framework} compiled: {_share(r.n_through_compiler, r.n_active_cases)} of all cases, "
+        text += f"{_share(r.n_routable_through_compiler, routable)} of routable cases"
+        texts.append(text + f"; {int(r.n_no_compiled_form)} have no compiled form")
+    return pd.DataFrame({"setting": list(with_setting(shown)["setting"]), "through_compiler": texts})
+
+
+def _share(n: float, d: float) -> str:
+    """'60/70 (86%)'; without a denominator '0/0'."""
+    n, d = int(n), int(d)
+    return f"{n}/{d} ({100.0 * n / d:.0f}%)" if d else f"{n}/{d}"
 
 
 def run_host_load(runs: pd.DataFrame | None) -> dict[str, float | None]:
