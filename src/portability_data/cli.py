@@ -221,12 +221,15 @@ COMMANDS: tuple[Command, ...] = (
     command(
         "census-harvest",
         commands.cmd_census_harvest,
-        "Write the census manifests of the installed torch's OpInfo and ModuleInfo databases (entries, "
-        "their public functions, every dtype each knows of, the tolerance policy) for the census suite.",
-        path_arg("--params", "params.yaml", "parameters file (census.tolerances)"),
-        path_arg("--api", "data/api/api.parquet", "api table of the installed torch (public names)"),
-        path_arg(
-            "--folder", "cases/torch/census", "where the <source>.yaml manifests go (default: %(default)s)"
+        "Write the census manifests of the installed wheel (torch: OpInfo, ModuleInfo, OptimizerInfo; jax: "
+        "its primitive harnesses, jax.numpy against NumPy): entries, public functions, dtypes, tolerances.",
+        path_arg("--params", "params.yaml", "parameters file (census.tolerances, census.compiled)"),
+        path_arg("--api", "data/api/api.parquet", "api table of the installed frameworks (public names)"),
+        arg("--framework", choices=("torch", "jax"), default="torch", help="whose databases to read"),
+        arg(
+            "--folder",
+            type=Path,
+            help="where the <source>.yaml manifests go (default: cases/<framework>/census)",
         ),
     ),
     command(

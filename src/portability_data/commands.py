@@ -195,11 +195,21 @@ def cmd_support_matrix(args: argparse.Namespace) -> None:
 
 
 def cmd_census_harvest(args: argparse.Namespace) -> None:
-    from portability_data.pipeline.census_harvest import HarvestError, run_census_harvest
+    from portability_data.pipeline import census_harvest
+    from portability_data.tables.tableio import read_table
 
+    census = load_params(args.params)["census"]
+    folder = args.folder or Path("cases") / args.framework / "census"
     try:
-        lines = run_census_harvest(args.api, args.folder, load_params(args.params)["census"])
-    except HarvestError as exc:
+        api = read_table("api", args.api)
+        if args.framework == "jax":
+            from portability_data.pipeline import census_harvest_jax
+
+            manifests = census_harvest_jax.jax_manifests(api, census)
+            lines = census_harvest.write_manifests(manifests, folder, census_harvest_jax.summary_lines)
+        else:
+            lines = census_harvest.write_manifests(census_harvest.torch_manifests(api, census), folder)
+    except (census_harvest.HarvestError, ValueError) as exc:
         raise SystemExit(f"error: {exc}") from None
     print("\n".join(lines))
 

@@ -195,14 +195,18 @@ def write_manifest(manifest: dict[str, Any], out: Path) -> None:
 MANIFESTS = {"opinfo": opinfo_manifest, "module": module_manifest, "optimizer": optimizer_manifest}
 
 
-def run_census_harvest(api_path: Path, folder: Path, census_params: dict[str, Any]) -> list[str]:
-    """Write the manifest of every torch source into `folder` (<source>.yaml); returns the summary."""
-    from portability_data.tables.tableio import read_table
+def torch_manifests(api: pd.DataFrame, census_params: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """origin -> manifest of every torch census source."""
+    tolerances, compiled = census_params["tolerances"], census_params["compiled"]
+    return {origin: make(api, tolerances, compiled) for origin, make in MANIFESTS.items()}
 
-    api = read_table("api", api_path)
+
+def write_manifests(
+    manifests: dict[str, dict[str, Any]], folder: Path, summarize: Any = summary_lines
+) -> list[str]:
+    """Write each manifest as <folder>/<origin>.yaml; returns the summary lines."""
     lines = []
-    for origin, make in MANIFESTS.items():
-        manifest = make(api, census_params["tolerances"], census_params["compiled"])
-        write_manifest(manifest, folder / f"{origin}.yaml")
-        lines += [*summary_lines(manifest), f"-> {folder / f'{origin}.yaml'}"]
+    for origin, manifest in manifests.items():
+        write_manifest(manifest, Path(folder) / f"{origin}.yaml")
+        lines += [*summarize(manifest), f"-> {Path(folder) / f'{origin}.yaml'}"]
     return lines

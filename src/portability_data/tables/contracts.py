@@ -58,7 +58,9 @@ FUNCTION_OUTCOMES = (
 SAMPLE_STATUSES = ("kept", "replaced", "replacement", "overlap")
 REPLACEMENT_REASONS = ("no_test", "error_handling_only", "legacy_version", "unsuitable")
 CASE_STATUSES = ("active", "removed", "unsuitable")
-CASE_ORIGINS = ("curated", "opinfo", "module", "optimizer")
+# curated: a case file written here; the census sources: PyTorch's OpInfo, ModuleInfo and
+# OptimizerInfo databases, JAX's primitive harnesses, jax.numpy against NumPy.
+CASE_ORIGINS = ("curated", "opinfo", "module", "optimizer", "harnesses", "numpy")
 # What a run runs: the curated case files, or the census manifests (cases/<framework>/census/).
 SUITES = ("curated", "census")
 

@@ -1,0 +1,107 @@
+"""The JAX census of jax.numpy against NumPy: every jax.numpy function with a NumPy namesake, on
+the framework-neutral inputs of runner/generator.py, one subtest per function x dtype, through
+the same harness as the curated cases (`device`, `timed`).
+
+What runs comes from `numpy.yaml` beside this file (harvested by running NumPy on the generator's
+inputs: each function's arity and, per dtype, the input kinds NumPy accepts; the per-dtype
+tolerance policy of params.yaml). The samples of a pair are those kinds (edge values, 0-d,
+empty, odd sizes, a square matrix, broadcasting operands, ~1e6 elements), in the manifest's
+order; compiled mode runs the first few only (census.compiled.max_samples).
+
+Per sample: the generator's arrays are put on the device and the jax.numpy function is called on
+them through `timed`; the oracle is the NumPy function on the same host arrays, the jax result
+read back with np.asarray. JAX runs without x64 (its default): a float64 (complex128, int64)
+input runs as float32 (complex64, int32), so NumPy is given the input as jax ran it and the row
+says so (oracle `numpy_32bit`): the documented narrowing is recorded, not failed (a float64 edge
+value such as 1e308 would otherwise fail as inf). Results are judged with the tolerance of the
+dtype jax returned (the output's dtype, as the torch census does), never for the dtype itself.
+A sample fails when jax raises, or when its values leave the tolerance (NaN matching NaN); the
+message names the input kind.
+"""
+
+from __future__ import annotations
+
+import importlib
+import warnings
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+from portability_data.runner.census_rows import parametrize_pairs, read_manifest
+from portability_data.runner.generator import sample
+from portability_data.runner.oracle import NO_ORACLE, Judgement, ValuesOffOracle
+
+MANIFEST = Path(__file__).with_name("numpy.yaml")
+
+
+@cache
+def manifest() -> dict[str, Any]:
+    """The harvested functions, their input kinds and tolerances (read once per worker)."""
+    return read_manifest(MANIFEST)
+
+
+@cache
+def entries() -> dict[str, dict[str, Any]]:
+    return {entry["entry"]: entry for entry in manifest()["entries"]}
+
+
+def resolve(module: Any, name: str) -> Any:
+    """linalg.svd in jax.numpy -> jax.numpy.linalg.svd (and so in numpy)."""
+    head, _, attribute = name.rpartition(".")
+    if head:
+        module = importlib.import_module(f"{module.__name__}.{head}")
+    return getattr(module, attribute)
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    parametrize_pairs(metafunc, manifest())
+
+
+def test_entry(census_pair: tuple[str, str], device: Any, timed: Any, record_property: Any) -> None:
+    name, dtype_name = census_pair
+    entry = entries()[name]
+    kinds = entry["kinds"][dtype_name]
+    if timed.mode == "compiled":
+        kinds = kinds[: manifest()["compiled"]["max_samples"]]
+    function, reference = resolve(jnp, name), resolve(np, name)
+    judgement = Judgement(manifest()["tolerances"])
+    judgement.samples = len(kinds)
+    narrowed = False
+    for kind in kinds:
+        given = sample(name, dtype_name, kind, entry["arity"])
+        try:
+            on_device = [jax.device_put(array, device) for array in given.args]
+            # x64 off: jax runs a 64-bit input as 32-bit; NumPy gets what jax ran on, so the
+            # documented narrowing is recorded (oracle numpy_32bit), not failed
+            host = [a.astype(d.dtype) for a, d in zip(given.args, on_device, strict=True)]
+            narrowed = narrowed or any(a.dtype != h.dtype for a, h in zip(given.args, host, strict=True))
+            actual = timed(function, *on_device)
+            try:
+                judgement.judge(_host(actual), _expected(reference, host))
+            except ValuesOffOracle as off:
+                raise ValuesOffOracle(f"{given.describe()}: {off}") from None
+        except Exception as error:  # jax raised, or its values left the tolerance
+            error.add_note(f"input {given.describe()}")
+            judgement.failed_with(error)
+    judgement.record(record_property, "numpy_32bit" if narrowed else "numpy")
+
+
+def _host(value: Any) -> Any:
+    """The jax result read back to the host with np.asarray (every array leaf), for the oracle."""
+    return jax.tree_util.tree_map(lambda v: np.asarray(v) if isinstance(v, jax.Array) else v, value)
+
+
+def _expected(reference: Any, args: tuple[np.ndarray, ...]) -> Any:
+    """NumPy's result on the same host arrays; NO_ORACLE where NumPy now refuses them (the
+    manifest said it takes them: a NumPy upgrade, not a jax failure)."""
+    try:
+        with np.errstate(all="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return reference(*[a.copy() for a in args])
+    except Exception:
+        return NO_ORACLE
