@@ -3,6 +3,7 @@ run resumes without loss or duplicates, and shards are immutable and uniquely na
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -179,6 +180,11 @@ def test_sigkill_then_resume_loses_nothing_and_duplicates_nothing(case_repo, kil
     keys = [(r["subtest"], r["repeat"]) for r in rows]
     assert sorted(keys) == sorted((f"test_step[{n}]", rep) for n in range(8) for rep in range(2))
     assert all(r["outcome"] == "passed" for r in rows)
+    # the host load sampled before the kill is journaled, so the runs row describes the whole run
+    journal = (paths.journal_dir / f"{run_id}.jsonl").read_text().splitlines()
+    loads = [json.loads(line)["load"] for line in journal if line.startswith('{"load"')]
+    [runs_row] = pq.read_table(paths.runs_dir / "portability" / f"{run_id}.parquet").to_pylist()
+    assert len(loads) >= 2 and runs_row["host_load_max"] == round(max(loads), 2)
 
 
 def test_two_runners_at_once_write_two_shards(case_repo) -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -45,18 +46,27 @@ class Journal:
 
     def confirmations(self) -> dict[str, dict[str, Any]]:
         """test_id -> the confirmation journaled for it (a torn last line is dropped)."""
+        return {
+            entry["confirm"]["test_id"]: entry["confirm"] for entry in self._entries() if "confirm" in entry
+        }
+
+    def append_load(self, load: float) -> None:
+        """The host's load average at a case start: journaled, so a resumed run keeps its samples."""
+        self._write({"load": load})
+
+    def loads(self) -> list[float]:
+        return [float(entry["load"]) for entry in self._entries() if "load" in entry]
+
+    def _entries(self) -> Iterator[dict[str, Any]]:
+        """Every entry written so far, in order; a torn last line (killed mid-write) is dropped."""
         if self._handle is not None:
             self._handle.flush()
-        found: dict[str, dict[str, Any]] = {}
         with open(self.path, encoding="utf-8") as handle:
             for line in handle:
                 try:
-                    entry = json.loads(line)
+                    yield json.loads(line)
                 except json.JSONDecodeError:
                     continue
-                if "confirm" in entry:
-                    found[entry["confirm"]["test_id"]] = entry["confirm"]
-        return found
 
     def append_info(self, info: dict[str, Any]) -> None:
         """What the first worker said of the device (model, versions, timer floor)."""
@@ -81,23 +91,16 @@ class Journal:
 
     def read(self) -> tuple[dict[str, Any], list[dict[str, Any]]]:
         """The header and the rows; a torn last line (killed mid-write) is dropped."""
-        if self._handle is not None:
-            self._handle.flush()
         header: dict[str, Any] | None = None
         rows: dict[tuple[str, int], dict[str, Any]] = {}
-        with open(self.path, encoding="utf-8") as handle:
-            for line in handle:
-                try:
-                    entry = json.loads(line)
-                except json.JSONDecodeError:
-                    continue
-                if "header" in entry:
-                    header = entry["header"]
-                elif "row" in entry:
-                    row = entry["row"]
-                    rows[(row["test_id"], row["repeat"])] = row
-                elif "info" in entry and header is not None:
-                    header.setdefault("info", entry["info"])
+        for entry in self._entries():
+            if "header" in entry:
+                header = entry["header"]
+            elif "row" in entry:
+                row = entry["row"]
+                rows[(row["test_id"], row["repeat"])] = row
+            elif "info" in entry and header is not None:
+                header.setdefault("info", entry["info"])
         if header is None:
             raise RunError(f"{self.path}: journal has no header; it is not a run journal")
         return header, list(rows.values())
@@ -115,7 +118,7 @@ class RunState:
     done: set[tuple[str, int]] = field(default_factory=set)
     info: WorkerInfo | None = None
     digests: dict[str, Any] | None = None  # taken when the run starts: the code as it ran
-    # 1-minute load average at each case start this process supervised (a resumed run: its part)
+    # 1-minute load average at each case start (journaled: a resumed run keeps the earlier ones)
     host_load: list[float] = field(default_factory=list)
 
 
@@ -140,6 +143,7 @@ def resume_state(run_id: str, paths: Paths) -> RunState:
         digests=header.get("digests"),
     )
     state.done = {(r["test_id"], r["repeat"]) for r in rows}
+    state.host_load = journal.loads()
     if header.get("info"):
         state.info = WorkerInfo(**header["info"])
     elif rows:  # a journal from before info lines: the rows know the device, not the timer floor

@@ -111,7 +111,9 @@ def run(
             for repeat in range(spec.repeats):
                 for case in cases:
                     observer.case_started(case, repeat)
-                    state.host_load.extend(host_load())
+                    for load in host_load():
+                        state.host_load.append(load)
+                        state.journal.append_load(load)
                     supervisor.run_case(case, repeat)
                     state.journal.sync()
                     observer.case_finished(case, repeat)
