@@ -383,3 +383,16 @@ def test_census_rows_stay_out_of_the_studys_outcome_tables() -> None:
     }
     outcomes, _ = aggregate(pd.DataFrame([curated, census]))
     assert list(outcomes["outcome"]) == ["success"] and list(outcomes["n_subtests"]) == [1]
+
+
+def test_values_off_the_oracle_are_deviations_not_failures() -> None:
+    """A pair whose samples ran but left the tolerance is `deviates` (with its errors), never a
+    `declared_supported_fails` finding; a pair whose samples raised is partial or fails."""
+    from portability_data.pipeline.support_matrix import status_of
+
+    base = {"outcome": "failed", "confirmation": "confirmed", "samples": 4}
+    assert status_of({**base, "error_type": "ValuesOffOracle", "samples_failed": 2}) == "deviates"
+    assert status_of({**base, "error_type": "RuntimeError", "samples_failed": 2}) == "partial"
+    assert status_of({**base, "error_type": "RuntimeError", "samples_failed": 4}) == "fails"
+    assert status_of({**base, "error_type": "RuntimeError", "confirmation": "order_dependent"}) == "works"
+    assert status_of({**base, "outcome": "timeout", "error_type": "Timeout"}) == "timeout"

@@ -26,6 +26,7 @@ from portability_data.tables.contracts import is_census_case
 # The declared table's device types for our devices.
 DEVICE_TYPES = {"cpu": "cpu", "gpu": "cuda", "mps": "mps", "tpu": "xla"}
 FAULTS = {"timeout", "crashed", "memory", "error", "unknown"}
+VALUES_OFF = "ValuesOffOracle"  # runner/oracle.py: the first failing sample ran but was off the oracle
 MEASURED = ("samples", "samples_failed", "oracle", "max_abs_error", "max_rel_error", "error_type")
 KEY = ["framework", "framework_version", "case_id", "dtype", "device", "device_model", "mode"]
 
@@ -50,6 +51,8 @@ def status_of(row: dict[str, Any]) -> str:
         return "works"
     if outcome in FAULTS:
         return outcome
+    if row.get("error_type") == VALUES_OFF:
+        return "deviates"  # it ran; its values left the tolerance policy (deviation columns say how far)
     samples, failed = row.get("samples"), row.get("samples_failed")
     if pd.notna(samples) and pd.notna(failed) and 0 < failed < samples:
         return "partial"

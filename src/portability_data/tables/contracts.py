@@ -514,7 +514,19 @@ DECLARED = _schema(
 )
 
 # The census's support matrix: one row per function entry x dtype x setting of a census run.
-SUPPORT_STATUSES = ("works", "partial", "fails", "error", "timeout", "crashed", "memory", "unknown")
+# works; partial / fails: some / all samples raised; deviates: ran, values off the oracle beyond the
+# tolerance policy (first failing sample); the worker's faults.
+SUPPORT_STATUSES = (
+    "works",
+    "partial",
+    "fails",
+    "deviates",
+    "error",
+    "timeout",
+    "crashed",
+    "memory",
+    "unknown",
+)
 DECLARED_DTYPE = ("supported", "unsupported")
 FINDINGS = ("declared_unsupported_works", "declared_supported_fails")
 
@@ -532,7 +544,7 @@ SUPPORT_MATRIX = _schema(
         _field("device_model", _str, False, "hardware model"),
         _field("mode", _str, False, "eager or compiled"),
         _field("run_id", _str, False, "the census run (newest of its setting)"),
-        _field("status", _str, False, "works, partial (some samples failed), fails, or the worker's fault"),
+        _field("status", _str, False, "works, partial/fails (some/all samples raised), deviates, a fault"),
         _field("samples", _i64, True, "samples run (null: the generator raised before any ran)"),
         _field("samples_failed", _i64, True, "samples that raised or left the tolerance"),
         _field("oracle", _str, True, "reference (NumPy), eager, cpu or none"),
