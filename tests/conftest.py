@@ -272,6 +272,33 @@ def example_rows() -> dict[str, list[dict]]:
                 "source": "common_mps.py:739:mps_ops_modifier.ON_MPS_XFAILLIST['argsort']",
             }
         ],
+        "support_matrix": [
+            {
+                "framework": "torch",
+                "framework_version": "2.13.0",
+                "function": "torch.argsort",
+                "origin": "opinfo",
+                "entry": "argsort",
+                "case_id": "torch.census.opinfo.argsort",
+                "dtype": "float32",
+                "device": "cpu",
+                "device_model": "AMD EPYC",
+                "mode": "eager",
+                "run_id": "torch-cpu-eager-census-1",
+                "status": "works",
+                "samples": 11,
+                "samples_failed": 0,
+                "oracle": "reference",
+                "max_abs_error": 0.0,
+                "max_rel_error": 0.0,
+                "error_type": None,
+                "failure_category": None,
+                "confirmation": None,
+                "declared_dtype": "supported",
+                "declared_failures": 0,
+                "finding": None,
+            }
+        ],
     }
 
 
