@@ -267,11 +267,12 @@ def census_section(data_dir: Path) -> tuple[Section, dict[str, Any]] | None:
     versus = population_vs_sample(matrix, frequencies, outcomes, samples)
     fresh = sample_2026_measured(matrix, samples, outcomes)
     text = (
-        "The census runs each framework's own test database (PyTorch: the OpInfo entries of the "
-        "installed wheel, `cases/torch/census/`) through the same harness, one subtest per entry x "
-        "dtype, every dtype the entry knows of on any device, against the entry's NumPy reference "
-        "(eager) or eager (compiled) under the per-dtype tolerances of params.yaml: the `support_matrix` "
-        "table. A function fails in a setting when a pair it declares supported there fails (all "
+        "The census runs each framework's own test databases (PyTorch: the OpInfo, ModuleInfo and "
+        "OptimizerInfo entries of the installed wheel, `cases/torch/census/`) through the same harness, one "
+        "subtest per entry x dtype, every dtype the entry knows of on any device, against the entry's "
+        "reference (eager: NumPy for OpInfo, upstream's reference function for modules) or eager "
+        "(compiled) under the per-dtype tolerances of params.yaml: the `support_matrix` table. A "
+        "function fails in a setting when a pair it declares supported there fails (all "
         "samples raise) or partly fails (some raise); pairs it does not declare are findings, not failures. "
         "`deviates`: it ran but a sample's values left the tolerance policy; kept apart from failures, since "
         "the tolerance is read at the output's dtype only and NumPy references of integer inputs are often "
