@@ -22,7 +22,7 @@ import yaml
 from portability_data.pipeline.census_harvest import opinfo_manifest
 from portability_data.pipeline.support_matrix import support_matrix
 from portability_data.runner.census_rows import CensusManifestError, census_rows
-from portability_data.runner.spec import Paths, RunSpec
+from portability_data.runner.spec import Paths, RunError, RunSpec
 from portability_data.runner.supervisor import run
 from portability_data.tables.contracts import is_census_case
 from portability_data.tables.tableio import read_table, write_table
@@ -111,6 +111,30 @@ def test_the_tolerance_policy_judges_each_output_by_its_own_dtype() -> None:
     assert problem == "1 outputs, the oracle has 2"
 
 
+def test_the_less_precise_dtype_sets_the_tolerance_and_integers_wrap_as_fixed_width() -> None:
+    """NumPy's float16 reference of an int8 arccos bounds the float32 result by float16's
+    tolerance; an int64 reference of an int8 sum is compared modulo 2**8 (as the op computes it);
+    a reference of ~0 gives a relative error scaled by atol, not by 1e-308."""
+    from portability_data.runner.oracle import deviation
+
+    policy = {"float16": {"atol": 1e-5, "rtol": 1e-3}, "float32": {"atol": 1e-5, "rtol": 1.3e-6}}
+    inputs = np.array([-3, 0, 1], dtype=np.int8)
+    reference = np.arccos(inputs.astype(np.float16) / 4)  # float16, as NumPy computes it for int8
+    torch_result = torch.arccos(torch.tensor(inputs, dtype=torch.float32) / 4)
+    _, rel_error, problem = deviation(torch_result, reference, policy)
+    assert problem is None and 0 < rel_error < 1e-3
+    _, _, problem = deviation(torch_result, reference.astype(np.float32), policy)
+    assert problem and "float32 against float32" in problem  # both float32: float32's tolerance
+
+    wrapped = torch.tensor([100], dtype=torch.int8) + torch.tensor([100], dtype=torch.int8)  # -56
+    assert deviation(wrapped, np.array([200], dtype=np.int64), policy)[2] is None
+    assert deviation(wrapped, np.array([201], dtype=np.int64), policy)[2] is not None
+    assert deviation(wrapped.to(torch.int64), np.array([200], dtype=np.int64), policy)[2] is not None
+
+    _, rel_error, problem = deviation(torch.tensor([2e-5]), np.array([1e-300]), policy)
+    assert problem and rel_error == pytest.approx(2.0)
+
+
 def census_repo(
     root: Path,
     entries: dict[str, list[str]],
@@ -148,7 +172,7 @@ def test_a_census_run_measures_each_pair_and_the_matrix_sets_it_beside_the_decla
     )
     paths = Paths.under(root)
     spec = RunSpec(framework="torch", device="cpu", repeats=1, timeout_s=300, suite="census")
-    run_id = run(spec, paths, log=lambda message: None)
+    run_id = run(spec, paths, log=lambda message: None, jobs=2)  # two workers side by side
     assert "-census-" in run_id
     results = pq.read_table(paths.results_dir / "portability" / f"{run_id}.parquet").to_pandas()
     by_subtest = results.set_index("subtest")
@@ -182,6 +206,7 @@ def test_a_census_run_measures_each_pair_and_the_matrix_sets_it_beside_the_decla
     assert len(good["op_latencies_ms"]) == good["samples"]  # one timed call per sample
 
     runs = read_table("runs", paths.runs_dir)
+    assert runs["jobs"].tolist() == [2]
     declared = pd.DataFrame(
         [
             declared_row("abs", "bool", "supported_dtype"),  # made up: says bool works on cpu
@@ -200,6 +225,15 @@ def test_a_census_run_measures_each_pair_and_the_matrix_sets_it_beside_the_decla
     )
     assert set(matrix["function"]) == {"torch.abs", "torch.add", "torch.nn.Linear", "torch.optim.LBFGS"}
     assert set(matrix["run_id"]) == {run_id} and set(matrix["origin"]) == {"opinfo", "module", "optimizer"}
+
+
+def test_only_a_census_run_may_run_cases_side_by_side(tmp_path: Path) -> None:
+    """Curated timings are the data: two workers sharing two cores would bend them."""
+    paths = Paths.under(census_repo(tmp_path / "repo", {"abs": ["float32"]}))
+    with pytest.raises(RunError, match="jobs must be 1 for a curated run"):
+        run(RunSpec(framework="torch", device="cpu"), paths, jobs=2)
+    with pytest.raises(RunError, match="jobs must be 1"):
+        run(RunSpec(framework="torch", device="cpu", suite="census"), paths, jobs=0)
 
 
 def declared_row(entry: str, dtype: str, kind: str) -> dict:

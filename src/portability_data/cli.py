@@ -178,6 +178,13 @@ COMMANDS: tuple[Command, ...] = (
             help="fresh workers confirming failures at once (each subtest still runs alone in its own)",
         ),
         arg(
+            "--jobs",
+            type=int,
+            default=1,
+            help="workers running the cases side by side: census runs only (their rows are verdicts "
+            "and deviations; curated timings are measured alone); recorded as runs.jobs",
+        ),
+        arg(
             "--close",
             metavar="RUN_ID",
             help="write a killed run's shard as it stands (runs.status = partial) instead of resuming",

@@ -170,6 +170,7 @@ def cmd_run(args: argparse.Namespace) -> None:
             confirm=not args.no_confirm,
             progress=terminal_progress(),
             confirm_jobs=args.confirm_jobs,
+            jobs=args.jobs,
         )
     except RunError as exc:
         raise SystemExit(f"error: {exc}") from None

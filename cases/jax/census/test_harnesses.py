@@ -23,27 +23,20 @@ from __future__ import annotations
 
 import collections
 from functools import cache
-from pathlib import Path
 from typing import Any
 
 import jax
 import numpy as np
-import pytest
 
 # At import, outside the pinned device: the module registers jax's config with absl, which
 # refuses a config holding a Device (jax.default_device, as the `device` fixture sets it).
 from jax._src.internal_test_util.test_harnesses import all_harnesses
 
-from portability_data.runner.census_rows import parametrize_pairs, read_manifest
+from portability_data.runner.census_rows import CensusModule
 from portability_data.runner.oracle import NO_ORACLE, Judgement
 
-MANIFEST = Path(__file__).with_name("harnesses.yaml")
-
-
-@cache
-def manifest() -> dict[str, Any]:
-    """The harvested groups and tolerances (read once per worker process)."""
-    return read_manifest(MANIFEST)
+CENSUS = CensusModule(__file__)
+pytest_generate_tests = CENSUS.generate_tests
 
 
 @cache
@@ -55,26 +48,20 @@ def harnesses_by_pair() -> dict[tuple[str, str], list[Any]]:
     return found
 
 
-def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
-    parametrize_pairs(metafunc, manifest())
-
-
 def test_entry(census_pair: tuple[str, str], device: Any, timed: Any, record_property: Any) -> None:
-    group, dtype_name = census_pair
     compiled = timed.mode == "compiled"
-    harnesses = harnesses_by_pair()[(group, dtype_name)]
-    if compiled:  # compiling every harness costs ~0.2 s: params.yaml census.compiled caps them
-        harnesses = harnesses[: manifest()["compiled"]["max_samples"]]
-    judgement = Judgement(manifest()["tolerances"])
-    judgement.samples = len(harnesses)
-    for harness in harnesses:
-        try:
-            args = harness.dyn_args_maker(np.random.RandomState(0))
-            actual = timed(harness.dyn_fun, *args)
-            judgement.judge(actual, _eager(harness, args) if compiled else NO_ORACLE)
-        except Exception as error:  # the function raised, or its values left the tolerance
-            error.add_note(f"harness {harness.fullname}")
-            judgement.failed_with(error)
+
+    def run_one(harness: Any) -> tuple[Any, Any]:
+        args = harness.dyn_args_maker(np.random.RandomState(0))
+        actual = timed(harness.dyn_fun, *args)
+        return actual, _eager(harness, args) if compiled else NO_ORACLE
+
+    judgement = Judgement(CENSUS.tolerances)
+    judgement.run(
+        CENSUS.samples(harnesses_by_pair()[census_pair], timed.mode),
+        run_one,
+        label=lambda harness: f"harness {harness.fullname}",
+    )
     judgement.record(record_property, "eager" if compiled else "none")
 
 

@@ -23,31 +23,18 @@ from __future__ import annotations
 
 import importlib
 import warnings
-from functools import cache
-from pathlib import Path
 from typing import Any
 
 import jax
 import jax.numpy as jnp
 import numpy as np
-import pytest
 
-from portability_data.runner.census_rows import parametrize_pairs, read_manifest
-from portability_data.runner.generator import sample
-from portability_data.runner.oracle import NO_ORACLE, Judgement, ValuesOffOracle
+from portability_data.runner.census_rows import CensusModule
+from portability_data.runner.generator import Sample, sample
+from portability_data.runner.oracle import NO_ORACLE, Judgement
 
-MANIFEST = Path(__file__).with_name("numpy.yaml")
-
-
-@cache
-def manifest() -> dict[str, Any]:
-    """The harvested functions, their input kinds and tolerances (read once per worker)."""
-    return read_manifest(MANIFEST)
-
-
-@cache
-def entries() -> dict[str, dict[str, Any]]:
-    return {entry["entry"]: entry for entry in manifest()["entries"]}
+CENSUS = CensusModule(__file__)
+pytest_generate_tests = CENSUS.generate_tests
 
 
 def resolve(module: Any, name: str) -> Any:
@@ -58,37 +45,29 @@ def resolve(module: Any, name: str) -> Any:
     return getattr(module, attribute)
 
 
-def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
-    parametrize_pairs(metafunc, manifest())
-
-
 def test_entry(census_pair: tuple[str, str], device: Any, timed: Any, record_property: Any) -> None:
     name, dtype_name = census_pair
-    entry = entries()[name]
-    kinds = entry["kinds"][dtype_name]
-    if timed.mode == "compiled":
-        kinds = kinds[: manifest()["compiled"]["max_samples"]]
+    entry = CENSUS.entries[name]
+    kinds = CENSUS.samples(entry["kinds"][dtype_name], timed.mode)
     function, reference = resolve(jnp, name), resolve(np, name)
-    judgement = Judgement(manifest()["tolerances"])
-    judgement.samples = len(kinds)
-    narrowed = False
-    for kind in kinds:
-        given = sample(name, dtype_name, kind, entry["arity"])
-        try:
-            on_device = [jax.device_put(array, device) for array in given.args]
-            # x64 off: jax runs a 64-bit input as 32-bit; NumPy gets what jax ran on, so the
-            # documented narrowing is recorded (oracle numpy_32bit), not failed
-            host = [a.astype(d.dtype) for a, d in zip(given.args, on_device, strict=True)]
-            narrowed = narrowed or any(a.dtype != h.dtype for a, h in zip(given.args, host, strict=True))
-            actual = timed(function, *on_device)
-            try:
-                judgement.judge(_host(actual), _expected(reference, host))
-            except ValuesOffOracle as off:
-                raise ValuesOffOracle(f"{given.describe()}: {off}") from None
-        except Exception as error:  # jax raised, or its values left the tolerance
-            error.add_note(f"input {given.describe()}")
-            judgement.failed_with(error)
-    judgement.record(record_property, "numpy_32bit" if narrowed else "numpy")
+    narrowed: list[bool] = []
+
+    def run_one(given: Sample) -> tuple[Any, Any]:
+        on_device = [jax.device_put(array, device) for array in given.args]
+        # x64 off: jax runs a 64-bit input as 32-bit; NumPy gets what jax ran on, so the
+        # documented narrowing is recorded (oracle numpy_32bit), not failed
+        host = [a.astype(d.dtype) for a, d in zip(given.args, on_device, strict=True)]
+        narrowed.append(any(a.dtype != h.dtype for a, h in zip(given.args, host, strict=True)))
+        actual = timed(function, *on_device)
+        return _host(actual), _expected(reference, host)
+
+    judgement = Judgement(CENSUS.tolerances)
+    judgement.run(
+        [sample(name, dtype_name, kind, entry["arity"]) for kind in kinds],
+        run_one,
+        label=lambda given: f"input {given.describe()}",
+    )
+    judgement.record(record_property, "numpy_32bit" if any(narrowed) else "numpy")
 
 
 def _host(value: Any) -> Any:

@@ -16,22 +16,15 @@ from __future__ import annotations
 
 import copy
 from functools import cache
-from pathlib import Path
 from typing import Any
 
-import pytest
 import torch
 
-from portability_data.runner.census_rows import parametrize_pairs, read_manifest
+from portability_data.runner.census_rows import CensusModule
 from portability_data.runner.oracle import NO_ORACLE, Judgement
 
-MANIFEST = Path(__file__).with_name("module.yaml")
-
-
-@cache
-def manifest() -> dict[str, Any]:
-    """The harvested modules and tolerances (read once per worker process)."""
-    return read_manifest(MANIFEST)
+CENSUS = CensusModule(__file__)
+pytest_generate_tests = CENSUS.generate_tests
 
 
 @cache
@@ -42,34 +35,27 @@ def infos_by_entry() -> dict[str, Any]:
     return {info.name: info for info in module_db}
 
 
-def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
-    parametrize_pairs(metafunc, manifest())
-
-
 def test_entry(census_pair: tuple[str, str], device: Any, timed: Any, record_property: Any) -> None:
     entry, dtype_name = census_pair
     info = infos_by_entry()[entry]
     dtype = getattr(torch, dtype_name)
-    compiled = timed.mode == "compiled"
-    judgement = Judgement(manifest()["tolerances"])
     torch.manual_seed(0)
-    inputs = list(
-        info.module_inputs_func(info, device=device, dtype=dtype, requires_grad=False, training=False)
+    inputs = CENSUS.samples(
+        info.module_inputs_func(info, device=device, dtype=dtype, requires_grad=False, training=False),
+        timed.mode,
     )
-    if compiled:
-        inputs = inputs[: manifest()["compiled"]["max_samples"]]
-    judgement.samples = len(inputs)
     with_reference = any(module_input.reference_fn is not None for module_input in inputs)
-    oracle = "eager" if compiled else ("reference" if with_reference else "none")
-    for module_input in inputs:
-        try:
-            module = _built(info, module_input, device, dtype)
-            args, kwargs = module_input.forward_input.args, module_input.forward_input.kwargs
-            pristine = copy.deepcopy((args, kwargs))
-            actual = timed(module, *args, **kwargs)
-            judgement.judge(actual, _expected(module, module_input, pristine, oracle))
-        except Exception as error:  # construction, the forward call, or values off the oracle
-            judgement.failed_with(error)
+    oracle = "eager" if timed.mode == "compiled" else ("reference" if with_reference else "none")
+
+    def run_one(module_input: Any) -> tuple[Any, Any]:
+        module = _built(info, module_input, device, dtype)
+        args, kwargs = module_input.forward_input.args, module_input.forward_input.kwargs
+        pristine = copy.deepcopy((args, kwargs))
+        actual = timed(module, *args, **kwargs)
+        return actual, _expected(module, module_input, pristine, oracle)
+
+    judgement = Judgement(CENSUS.tolerances)
+    judgement.run(inputs, run_one)
     judgement.record(record_property, oracle)
 
 

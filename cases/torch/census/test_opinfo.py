@@ -25,22 +25,15 @@ test_compare_cpu), test/inductor/test_torchinductor_opinfo.py (compiled vs eager
 from __future__ import annotations
 
 from functools import cache
-from pathlib import Path
 from typing import Any
 
-import pytest
 import torch
 
-from portability_data.runner.census_rows import entry_id, parametrize_pairs, read_manifest
+from portability_data.runner.census_rows import CensusModule, entry_id
 from portability_data.runner.oracle import NO_ORACLE, Judgement, deviation
 
-MANIFEST = Path(__file__).with_name("opinfo.yaml")
-
-
-@cache
-def manifest() -> dict[str, Any]:
-    """The harvested entries and tolerances (read once per worker process)."""
-    return read_manifest(MANIFEST)
+CENSUS = CensusModule(__file__)
+pytest_generate_tests = CENSUS.generate_tests
 
 
 @cache
@@ -51,29 +44,22 @@ def ops_by_entry() -> dict[str, Any]:
     return {entry_id(op.name, op.variant_test_name): op for op in op_db}
 
 
-def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
-    parametrize_pairs(metafunc, manifest())
-
-
 def test_entry(census_pair: tuple[str, str], device: Any, timed: Any, record_property: Any) -> None:
     entry, dtype_name = census_pair
     op = ops_by_entry()[entry]
-    dtype = getattr(torch, dtype_name)
     compiled = timed.mode == "compiled"
     oracle = "eager" if compiled else ("reference" if op.ref is not None else "none")
-    judgement = Judgement(manifest()["tolerances"])
+    judgement = Judgement(CENSUS.tolerances)
     torch.manual_seed(0)
-    samples = list(op.sample_inputs(device, dtype, requires_grad=False))
-    if compiled:  # compiling every sample costs ~0.5 s: params.yaml census.compiled caps the samples
-        samples = samples[: manifest()["compiled"]["max_samples"]]
-    judgement.samples = len(samples)
-    for sample in samples:
+    dtype = getattr(torch, dtype_name)
+    samples = CENSUS.samples(op.sample_inputs(device, dtype, requires_grad=False), timed.mode)
+
+    def run_one(sample: Any) -> tuple[Any, Any]:
         pristine = _copy(sample)
-        try:
-            actual = timed(op.op, sample.input, *sample.args, **sample.kwargs)
-            judgement.judge(actual, _expected(op, pristine, oracle, judgement.tolerances))
-        except Exception as error:  # the op raised, or its values left the tolerance
-            judgement.failed_with(error)
+        actual = timed(op.op, sample.input, *sample.args, **sample.kwargs)
+        return actual, _expected(op, pristine, oracle, judgement.tolerances)
+
+    judgement.run(samples, run_one)
     judgement.record(record_property, oracle)
 
 

@@ -18,23 +18,16 @@ Upstream runs the same inputs in test/test_optim.py (TestOptimRenewed).
 from __future__ import annotations
 
 from functools import cache
-from pathlib import Path
 from typing import Any
 
-import pytest
 import torch
 
-from portability_data.runner.census_rows import parametrize_pairs, read_manifest
+from portability_data.runner.census_rows import CensusModule
 from portability_data.runner.oracle import NO_ORACLE, Judgement
 
-MANIFEST = Path(__file__).with_name("optimizer.yaml")
+CENSUS = CensusModule(__file__)
+pytest_generate_tests = CENSUS.generate_tests
 SHAPE = (4, 3)
-
-
-@cache
-def manifest() -> dict[str, Any]:
-    """The harvested optimizers and tolerances (read once per worker process)."""
-    return read_manifest(MANIFEST)
 
 
 @cache
@@ -45,30 +38,22 @@ def infos_by_entry() -> dict[str, Any]:
     return {info.optim_cls.__name__: info for info in optim_db}
 
 
-def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
-    parametrize_pairs(metafunc, manifest())
-
-
 def test_entry(census_pair: tuple[str, str], device: Any, timed: Any, record_property: Any) -> None:
     entry, dtype_name = census_pair
     info = infos_by_entry()[entry]
     dtype = getattr(torch, dtype_name)
     compiled = timed.mode == "compiled"
-    judgement = Judgement(manifest()["tolerances"])
-    inputs = list(info.optim_inputs_func(device=device, dtype=dtype))
-    if compiled:
-        inputs = inputs[: manifest()["compiled"]["max_samples"]]
-    judgement.samples = len(inputs)
-    for optim_input in inputs:
-        try:
-            parameter, step = _optimizer(info, optim_input, device, dtype)
-            timed(step)
-            actual = parameter.detach().clone()
-            if not compiled:
-                _check_finite(actual)
-            judgement.judge(actual, _eager_twin(info, optim_input, device, dtype) if compiled else NO_ORACLE)
-        except Exception as error:  # construction, a step, or the parameter off the oracle
-            judgement.failed_with(error)
+
+    def run_one(optim_input: Any) -> tuple[Any, Any]:
+        parameter, step = _optimizer(info, optim_input, device, dtype)
+        timed(step)
+        actual = parameter.detach().clone()
+        if not compiled:
+            _check_finite(actual)
+        return actual, _eager_twin(info, optim_input, device, dtype) if compiled else NO_ORACLE
+
+    judgement = Judgement(CENSUS.tolerances)
+    judgement.run(CENSUS.samples(info.optim_inputs_func(device=device, dtype=dtype), timed.mode), run_one)
     judgement.record(record_property, "eager" if compiled else "none")
 
 

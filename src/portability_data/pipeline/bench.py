@@ -207,8 +207,12 @@ def bench(
             report.covering.append(setting.done_run_id)
             continue
         say(f"{label}: running ({spec.repeats} repeat(s))")
-        jobs = int(params["census"].get("confirm_jobs", 1)) if spec.suite == "census" else 1
-        run_id = run(spec, paths, params_hash=setting.key, progress=progress, confirm_jobs=jobs)
+        census = spec.suite == "census"
+        confirm_jobs = int(params["census"].get("confirm_jobs", 1)) if census else 1
+        jobs = int(params["census"].get("jobs", 1)) if census else 1
+        run_id = run(
+            spec, paths, params_hash=setting.key, progress=progress, confirm_jobs=confirm_jobs, jobs=jobs
+        )
         summary = RunSummary.of_shard(run_id, shard_path(paths, run_id, SOURCE))
         say("\n".join(summary.report()))
         report.covering.append(run_id)

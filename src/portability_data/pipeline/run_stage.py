@@ -105,8 +105,9 @@ def run_stage(
                     covering.append(done[key]["run_id"])
                     continue
                 print(f"{framework}/{device}/{mode}: running", flush=True)
-                jobs = int(run_params.get("confirm_jobs", 1))
-                covering.append(run(spec, paths, params_hash=key, confirm_jobs=jobs))
+                confirm_jobs = int(run_params.get("confirm_jobs", 1))
+                jobs = int(run_params.get("jobs", 1)) if suite == "census" else 1
+                covering.append(run(spec, paths, params_hash=key, confirm_jobs=confirm_jobs, jobs=jobs))
     text = json.dumps({"runs": covering}, indent=2) + "\n"
     atomic_write_bytes(manifest, text.encode())
     return covering

@@ -11,6 +11,7 @@ device machine can run the census.
 from __future__ import annotations
 
 import re
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -115,3 +116,37 @@ def census_rows(
                 }
             )
     return rows
+
+
+class CensusModule:
+    """What every census module (cases/<framework>/census/test_<source>.py) shares: its manifest
+    beside it, read once per worker process; the parametrisation over its (entry, dtype) pairs; the
+    cap compiled mode puts on the samples (census.compiled.max_samples: each compile costs ~0.5 s).
+    A module holds one (`CENSUS = CensusModule(__file__)`) and writes only what is its own: how an
+    entry's samples are made and called, and what judges them."""
+
+    def __init__(self, module_file: str | Path) -> None:
+        module = Path(module_file)
+        self.path = module.with_name(module.stem.removeprefix("test_") + ".yaml")
+
+    @cached_property
+    def manifest(self) -> dict[str, Any]:
+        return read_manifest(self.path)
+
+    @cached_property
+    def entries(self) -> dict[str, dict[str, Any]]:
+        """entry name -> its manifest record."""
+        return {entry["entry"]: entry for entry in self.manifest["entries"]}
+
+    @property
+    def tolerances(self) -> dict[str, dict[str, float]]:
+        return self.manifest["tolerances"]
+
+    def generate_tests(self, metafunc: Any) -> None:
+        """The module's `pytest_generate_tests`."""
+        parametrize_pairs(metafunc, self.manifest)
+
+    def samples(self, items: Any, mode: str) -> list[Any]:
+        """The samples a subtest runs: all of them in eager mode, the first few compiled."""
+        items = list(items)
+        return items[: self.manifest["compiled"]["max_samples"]] if mode == "compiled" else items

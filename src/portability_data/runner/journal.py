@@ -120,6 +120,7 @@ class RunState:
     digests: dict[str, Any] | None = None  # taken when the run starts: the code as it ran
     # 1-minute load average at each case start (journaled: a resumed run keeps the earlier ones)
     host_load: list[float] = field(default_factory=list)
+    jobs: int = 1  # workers running cases side by side (census only: curated timings run alone)
 
 
 def resume_state(run_id: str, paths: Paths) -> RunState:
@@ -141,6 +142,7 @@ def resume_state(run_id: str, paths: Paths) -> RunState:
         header["started_at"],
         header["params_hash"],
         digests=header.get("digests"),
+        jobs=int(header.get("jobs", 1)),
     )
     state.done = {(r["test_id"], r["repeat"]) for r in rows}
     state.host_load = journal.loads()

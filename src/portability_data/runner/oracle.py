@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 import sys
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -82,12 +83,37 @@ def as_array(value: Any) -> np.ndarray:
     return array
 
 
+def tolerance_for(actual: Any, expected: Any, tolerances: dict[str, dict[str, float]]) -> dict[str, float]:
+    """The tolerance of the less precise of the two dtypes (the larger atol and rtol), as
+    torch.testing.assert_close picks it: NumPy computes some references in a narrower dtype than
+    the framework (np.arccos of int8 is float16, torch's float32), and the reference's precision
+    bounds what can be asserted. Exact only when both dtypes are exact (integers, bool)."""
+    own = tolerances.get(dtype_of(actual), EXACT)
+    theirs = tolerances.get(dtype_of(expected), EXACT)
+    return {"atol": max(own["atol"], theirs["atol"]), "rtol": max(own["rtol"], theirs["rtol"])}
+
+
+def _wrapped(actual: np.ndarray, expected: np.ndarray) -> np.ndarray:
+    """An integer reference of a wider type brought into the output's integer type, wrapping as
+    fixed-width arithmetic does (torch's int8 addbmm wraps, NumPy's reference computed in int64
+    does not): sums and products modulo 2**bits are the same whichever step wraps."""
+    if (
+        actual.dtype.kind in "iu"
+        and expected.dtype.kind in "iu"
+        and expected.dtype.itemsize > actual.dtype.itemsize
+    ):
+        return expected.astype(actual.dtype)
+    return expected
+
+
 def deviation(
     actual: Any, expected: Any, tolerances: dict[str, dict[str, float]]
 ) -> tuple[float, float, str | None]:
     """(max abs error, max rel error, what is off or None) of `actual` against `expected`, with the
-    tolerance of each output's own dtype (exact where the policy names none: integers, bool).
-    NaN matches NaN, equal infinities match; a NaN where a number is due is an infinite error."""
+    tolerance of the less precise of each output's and its reference's dtype (tolerance_for).
+    NaN matches NaN, equal infinities match; a NaN where a number is due is an infinite error.
+    The relative error divides by |expected| but never by less than the tolerance's atol (1 for
+    exact dtypes): where the reference is ~0 it reads as error / atol instead of exploding."""
     got, want = leaves(actual), leaves(expected)
     if len(got) != len(want):
         return 0.0, 0.0, f"{len(got)} outputs, the oracle has {len(want)}"
@@ -98,7 +124,7 @@ def deviation(
             if (a_value is None) != (b_value is None):
                 problem = problem or "an output is None where the oracle's is not"
             continue
-        tolerance = tolerances.get(dtype_of(a_value), EXACT)
+        tolerance = tolerance_for(a_value, b_value, tolerances)
         a, b = as_array(a_value), as_array(b_value)
         if a.shape != b.shape:
             problem = problem or f"shape {a.shape}, the oracle's {b.shape}"
@@ -114,19 +140,21 @@ def deviation(
             diff = np.where(np.isnan(diff), np.inf, diff)
             scale = np.abs(np.where(np.isnan(b), 0, b))
         else:
+            b = _wrapped(a, b)
             diff = np.abs(a.astype(np.float64) - b.astype(np.float64))
             scale = np.abs(b.astype(np.float64))
         bad = diff > tolerance["atol"] + tolerance["rtol"] * scale
         worst_abs = max(worst_abs, float(diff.max()))
+        floor = tolerance["atol"] or 1.0
         with np.errstate(divide="ignore", invalid="ignore"):
-            rel = np.where(diff == 0, 0.0, diff / np.maximum(scale, np.finfo(np.float64).tiny))
+            rel = np.where(diff == 0, 0.0, diff / np.maximum(scale, floor))
         worst_rel = max(worst_rel, float(rel.max()))
         if bad.any() and problem is None:
             where = int(np.flatnonzero(bad.ravel())[0])
             problem = (
-                f"{int(bad.sum())} of {bad.size} values off the oracle ({dtype_of(a_value)}: atol "
-                f"{tolerance['atol']:g}, rtol {tolerance['rtol']:g}); first at flat index {where}: "
-                f"{a.ravel()[where].item()!r} vs {b.ravel()[where].item()!r}"
+                f"{int(bad.sum())} of {bad.size} values off the oracle ({dtype_of(a_value)} against "
+                f"{dtype_of(b_value)}: atol {tolerance['atol']:g}, rtol {tolerance['rtol']:g}); first "
+                f"at flat index {where}: {a.ravel()[where].item()!r} vs {b.ravel()[where].item()!r}"
             )
     return worst_abs, worst_rel, problem
 
@@ -145,15 +173,38 @@ class Judgement:
         self.worst_abs = self.worst_rel = 0.0
         self.first_error: BaseException | None = None
 
-    def judge(self, actual: Any, expected: Any) -> None:
-        """Compare one sample's result (no-op without an oracle); raises ValuesOffOracle if off."""
+    def judge(self, actual: Any, expected: Any, label: str | None = None) -> None:
+        """Compare one sample's result (no-op without an oracle); raises ValuesOffOracle if off,
+        its message led by the sample's label when there is one."""
         if expected is NO_ORACLE:
             return
         abs_error, rel_error, problem = deviation(actual, expected, self.tolerances)
         self.compared += 1
         self.worst_abs, self.worst_rel = max(self.worst_abs, abs_error), max(self.worst_rel, rel_error)
         if problem:
-            raise ValuesOffOracle(problem)
+            raise ValuesOffOracle(f"{label}: {problem}" if label else problem)
+
+    def run(
+        self,
+        samples: list[Any],
+        run_one: Callable[[Any], tuple[Any, Any]],
+        label: Callable[[Any], str] | None = None,
+    ) -> None:
+        """The loop every census module runs: each sample through `run_one` (which calls the
+        function under test through `timed` and returns (result, what it is compared with)),
+        judged; a sample that raises or leaves the tolerance is counted and the first error kept.
+        With `label`, an error carries the sample's label (which input it was): in a values-off
+        message, or as a note on the framework's own exception."""
+        self.samples = len(samples)
+        for sample in samples:
+            named = label(sample) if label else None
+            try:
+                actual, expected = run_one(sample)
+                self.judge(actual, expected, named)
+            except Exception as error:  # the function raised, or its values left the tolerance
+                if named and not isinstance(error, ValuesOffOracle):
+                    error.add_note(named)
+                self.failed_with(error)
 
     def failed_with(self, error: BaseException) -> None:
         self.failed += 1

@@ -23,6 +23,7 @@ import platform
 import secrets
 import sys
 import tempfile
+import threading
 import time
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import asdict
@@ -71,12 +72,21 @@ def run(
     confirm: bool = True,
     progress: RunProgress | None = None,
     confirm_jobs: int = 1,
+    jobs: int = 1,
 ) -> str:
     """Run the cases, journal every row, write the shard and the runs row; returns the run id.
     `progress` is told of each case file and row as they are journaled (nothing by default).
     `confirm_jobs` fresh workers confirm failures side by side (each still runs one subtest alone;
-    confirmations record verdicts, never timings, so running them in parallel changes no number)."""
+    confirmations record verdicts, never timings, so running them in parallel changes no number).
+    `jobs` workers run the cases side by side: census runs only (a census row is a verdict and a
+    deviation, its timing is not used; a curated run's timings are the data and run alone). The
+    runs row records it (runs.jobs). A resumed run keeps the jobs it started with."""
     spec.validate()
+    if jobs < 1 or (jobs > 1 and spec.suite != "census"):
+        raise RunError(
+            f"jobs must be 1 for a {spec.suite} run (got {jobs}): curated timings are measured with "
+            "one worker alone; only a census run (verdicts and deviations) may use --jobs > 1"
+        )
     say = log or (lambda message: print(message, file=sys.stderr, flush=True))
     observer = progress or RunProgress()
     if resume:
@@ -96,40 +106,77 @@ def run(
                 "started_at": started,
                 "params_hash": key,
                 "digests": digests,
+                "jobs": jobs,
             }
         )
-        state = RunState(spec, run_id, journal, started, key, digests=digests)
+        state = RunState(spec, run_id, journal, started, key, digests=digests, jobs=jobs)
     cases = select_cases(spec, paths)
     if not cases:
         raise RunError(f"no active cases for {spec.framework} under {paths.cases_dir}")
     with tempfile.TemporaryDirectory(prefix="portability-scratch-") as scratch_name:
         scratch = Path(scratch_name)
         log_path = paths.journal_dir / f"{state.run_id}.log"
-        supervisor = _Supervisor(state, paths, scratch, log_path, say, observer)
+        lock = threading.RLock()
+        supervisors = [
+            _Supervisor(state, paths, scratch, log_path, say, observer, lock) for _ in range(state.jobs)
+        ]
         observer.started(state.run_id, len(cases), spec.repeats)
         try:
             for repeat in range(spec.repeats):
-                for case in cases:
-                    observer.case_started(case, repeat)
-                    for load in host_load():
-                        state.host_load.append(load)
-                        state.journal.append_load(load)
-                    supervisor.run_case(case, repeat)
-                    state.journal.sync()
-                    observer.case_finished(case, repeat)
+                _run_repeat(supervisors, cases, repeat, lock)
+            for extra in supervisors[1:]:
+                extra.close()
             if confirm:
-                rerun = supervisor.confirm_failures(confirm_jobs)
+                rerun = supervisors[0].confirm_failures(confirm_jobs)
                 if rerun:
                     say(f"{rerun} failing subtest(s) re-run alone in a fresh worker")
         finally:
             observer.close()
-            supervisor.close()
+            for supervisor in supervisors:
+                supervisor.close()
             state.journal.close()
     return finish(state, paths)
 
 
+def _run_repeat(supervisors: list[_Supervisor], cases: list[dict[str, Any]], repeat: int, lock: Any) -> None:
+    """One pass over the cases: in order with one supervisor; with several, each takes the next
+    case not yet taken (a thread per supervisor, each waiting on its own worker process)."""
+    state = supervisors[0].state
+
+    def one(supervisor: _Supervisor, case: dict[str, Any]) -> None:
+        with lock:
+            supervisor.progress.case_started(case, repeat)
+            for load in host_load():
+                state.host_load.append(load)
+                state.journal.append_load(load)
+        supervisor.run_case(case, repeat)
+        with lock:
+            state.journal.sync()
+            supervisor.progress.case_finished(case, repeat)
+
+    if len(supervisors) == 1:
+        for case in cases:
+            one(supervisors[0], case)
+        return
+    queue = iter(cases)
+
+    def drain(supervisor: _Supervisor) -> None:
+        while True:
+            with lock:
+                case = next(queue, None)
+            if case is None:
+                return
+            one(supervisor, case)
+
+    with ThreadPoolExecutor(max_workers=len(supervisors)) as pool:
+        for future in [pool.submit(drain, supervisor) for supervisor in supervisors]:
+            future.result()  # a fault of the run itself (not of a case) stops the run, as alone
+
+
 class _Supervisor:
-    """Feeds case files to a worker, turns its events into journaled rows, replaces it on faults."""
+    """Feeds case files to a worker, turns its events into journaled rows, replaces it on faults.
+    Several may share a run (`jobs`): the journal, the rows done and the progress are then touched
+    under the run's lock only."""
 
     def __init__(
         self,
@@ -139,10 +186,12 @@ class _Supervisor:
         log_path: Path,
         say: Any,
         progress: RunProgress | None = None,
+        lock: Any = None,
     ) -> None:
         self.state, self.paths, self.scratch, self.log_path, self.say = state, paths, scratch, log_path, say
         self.progress = progress or RunProgress()
         self.worker: Worker | None = None
+        self.lock = lock or threading.RLock()
 
     def _start_worker(self) -> tuple[Worker, dict[str, Any]]:
         """A new worker process, once it said it is ready (with what it found of the device)."""
@@ -169,9 +218,10 @@ class _Supervisor:
                 ready.get("driver"),
                 ready.get("build"),
             )
-            if self.state.info is None:
-                self.state.info = info
-                self.state.journal.append_info(asdict(info))
+            with self.lock:
+                if self.state.info is None:
+                    self.state.info = info
+                    self.state.journal.append_info(asdict(info))
         return self.worker
 
     def run_case(self, case: dict[str, Any], repeat: int) -> None:
@@ -180,12 +230,13 @@ class _Supervisor:
         and a collection error is then that entry's own (`<collection>[case id]`)."""
         own = case.get("select")
         collection = collection_id(case)
-        done_here: set[str] = {
-            t
-            for (t, r) in self.state.done
-            if r == repeat and (t in own if own else t.startswith(case["test_file"]))
-        }
-        done_here |= {t for (t, r) in self.state.done if r == repeat and t == collection}
+        with self.lock:
+            done_here: set[str] = {
+                t
+                for (t, r) in self.state.done
+                if r == repeat and (t in own if own else t.startswith(case["test_file"]))
+            }
+            done_here |= {t for (t, r) in self.state.done if r == repeat and t == collection}
         if collection in done_here:
             return
         for _attempt in range(1000):  # one attempt per fault at most; bounded by the subtests
@@ -316,10 +367,11 @@ class _Supervisor:
         return "crashed", "WorkerCrashed", str(fault)
 
     def _record(self, case: dict[str, Any], repeat: int, event: dict[str, Any]) -> None:
-        row = build_row(self.state, case, repeat, event)
-        self.state.journal.append(row)
-        self.state.done.add((row["test_id"], repeat))
-        self.progress.row(row)
+        with self.lock:
+            row = build_row(self.state, case, repeat, event)
+            self.state.journal.append(row)
+            self.state.done.add((row["test_id"], repeat))
+            self.progress.row(row)
 
     def close(self) -> None:
         if self.worker is not None:
@@ -457,6 +509,7 @@ def finish(state: RunState, paths: Paths, status: str = "complete") -> str:
         **(state.digests or {"harness_digest": None, "cases_digest": None, "case_digests": None}),
         "host_load_mean": round(sum(state.host_load) / len(state.host_load), 2) if state.host_load else None,
         "host_load_max": round(max(state.host_load), 2) if state.host_load else None,
+        "jobs": state.jobs,
     }
     runs_path = paths.runs_dir / state.spec.source / f"{state.run_id}.parquet"
     atomic_write_arrow(runs_path, pa.Table.from_pylist([run_row], schema=contracts.RUNS), exclusive=True)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pyarrow as pa
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 # Columns added since a schema version, all nullable: a file written at an older version is read
 # with these as nulls (additive evolution); any other difference is schema drift and an error.
 ADDED_SINCE: dict[int, dict[str, tuple[str, ...]]] = {
@@ -31,6 +31,7 @@ ADDED_SINCE: dict[int, dict[str, tuple[str, ...]]] = {
         "results": ("oracle", "samples", "samples_failed", "max_abs_error", "max_rel_error"),
         "cases": ("origin", "no_compiled_form"),
     },
+    5: {"runs": ("jobs",)},
 }
 
 FRAMEWORKS = ("torch", "tensorflow", "jax")
@@ -312,6 +313,13 @@ RUNS = _schema(
             "1, so above 1 + 0.5 other work competed for the cores and latencies are contended",
         ),
         _field("host_load_max", _f64, True, "largest of those load-average samples"),
+        _field(
+            "jobs",
+            _i64,
+            True,
+            "workers that ran the cases side by side (1: alone; > 1 only for census runs, whose "
+            "rows are verdicts and deviations; null: runs before schema 5, which ran alone)",
+        ),
     ],
 )
 
