@@ -301,6 +301,7 @@ def matrix_row(
         "mode": "eager",
         "function": function,
         "entry": function.removeprefix("torch."),
+        "origin": "opinfo",
         "dtype": dtype,
         "status": status,
         "declared_dtype": declared,
@@ -377,6 +378,28 @@ def test_the_report_counts_a_function_failing_only_on_what_it_declares() -> None
         and by_bucket.loc["10", "sample_pct_failing"] == 0.0
     )
     assert versus["population"].sum() == 3
+
+
+def test_a_numpy_namesake_claims_every_pair_and_the_furthest_pairs_are_listed() -> None:
+    """jax.numpy.cbrt declares nothing per dtype, but as NumPy's namesake it claims NumPy's
+    behaviour on the inputs NumPy takes: a failing pair makes it fail. Deviations are ranked."""
+    from portability_data.report.census import function_status, largest_deviations, numpy_disagreements
+
+    rows = [
+        {**matrix_row("jax.numpy.cbrt", "float16", "fails", None), "framework": "jax", "origin": "numpy"},
+        {**matrix_row("jax.numpy.sin", "float32", "works", None), "framework": "jax", "origin": "numpy"},
+        matrix_row("torch.abs", "bool", "fails", None),  # an opinfo pair nobody declares: no claim
+    ]
+    matrix = pd.DataFrame(rows).assign(oracle="numpy", max_abs_error=[None, 1e-7, None])
+    matrix["max_rel_error"] = [None, 3e-7, None]
+    verdict = function_status(matrix).set_index("function")["fails"].to_dict()
+    assert verdict == {"jax.numpy.cbrt": True, "jax.numpy.sin": False, "torch.abs": False}
+    furthest = largest_deviations(matrix)
+    assert furthest["function"].tolist() == ["jax.numpy.sin"] and furthest["max_rel_error"][0] == 3e-7
+    matrix["error_message"] = ["input edge (9,) float16: 2 of 9 values off the oracle", None, "boom"]
+    by_kind = numpy_disagreements(matrix).set_index("input_kind")
+    assert by_kind.loc["edge", ["pairs", "raises", "examples"]].tolist() == [1, 1, "cbrt"]
+    assert "unlabelled" not in by_kind.index  # torch.abs is no NumPy namesake
 
 
 def test_a_changed_oracle_supersedes_census_cases_and_no_curated_one(

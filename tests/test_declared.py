@@ -9,15 +9,16 @@ import unittest
 from pathlib import Path
 from types import SimpleNamespace
 
+import jax
 import pandas as pd
 import pytest
 import torch
 
+from portability_data.pipeline.api_names import public_names
 from portability_data.pipeline.declared import (
     DeclaredError,
     HarvestSummary,
     harvest_declared,
-    public_torch_names,
 )
 from portability_data.pipeline.declared_databases import declaration_rows, read_decorator
 from portability_data.pipeline.declared_entries import EntryRef
@@ -71,7 +72,8 @@ def test_every_row_keeps_the_contract_and_survives_a_write(declared: pd.DataFram
     validate("declared", declared)
     assert to_arrow("declared", declared).num_rows == len(declared)
     assert set(declared["declared"]) <= set(DECLARED_KINDS)
-    assert set(declared["framework_version"]) == {torch.__version__}
+    versions = declared.groupby("framework")["framework_version"].unique().map(set).to_dict()
+    assert versions == {"torch": {torch.__version__}, "jax": {jax.__version__}}
     path = write_table("declared", declared, tmp_path / "declared.parquet")
     pd.testing.assert_frame_equal(read_table("declared", path), declared)
 
@@ -154,7 +156,7 @@ def test_mps_lists_are_read_from_the_file_with_their_comments(declared: pd.DataF
 
 def test_mapped_functions_exist_in_the_api_table(declared: pd.DataFrame, api: pd.DataFrame) -> None:
     public = set(api.loc[api["framework"] == "torch", "qualified_name"])
-    mapped = set(declared["function"].dropna())
+    mapped = set(declared.loc[declared["framework"] == "torch", "function"].dropna())
     assert mapped and mapped <= public
     entries = declared.drop_duplicates(["origin", "entry", "variant"]).set_index(["origin", "entry"])
     expected = {
@@ -205,6 +207,25 @@ def test_the_summary_counts_what_the_table_holds(harvest: tuple[pd.DataFrame, Ha
     assert sum(summary.declared.values()) == len(frame)
     assert summary.entries["optimizer"] == frame.loc[frame["origin"] == "optimizer", "entry"].nunique()
     assert any(line.startswith("entries without a public function: ") for line in summary.report())
+
+
+def test_jax_harness_limitations_are_rows_beside_torchs(declared: pd.DataFrame, api: pd.DataFrame) -> None:
+    """JAX's harnesses declare scatter_add on bool unimplemented on cpu, gpu and tpu (every harness
+    of that dtype: unsupported); sin on float32 carries no limitation (supported on all three);
+    a disabled limitation (scatter on bool) is a row with active false; JAX's device names stay."""
+    jax_rows = declared[declared["framework"] == "jax"]
+    assert set(jax_rows["origin"]) == {"harnesses"}
+    assert set(jax_rows["device_type"]) == {"cpu", "gpu", "tpu"}
+    unsupported = _rows(jax_rows, entry="scatter_add", dtype="bool", declared="unsupported_dtype")
+    assert set(unsupported["device_type"]) == {"cpu", "gpu", "tpu"}
+    assert unsupported["reason"].str.contains("unimplemented").all()
+    assert set(_rows(jax_rows, entry="sin", dtype="float32")["declared"]) == {"supported_dtype"}
+    disabled = _rows(jax_rows, entry="scatter", dtype="bool", device_type="cpu", declared="expected_failure")
+    assert disabled["active"].tolist() == [False]
+    public = set(api.loc[api["framework"] == "jax", "qualified_name"])
+    assert set(jax_rows["function"].dropna()) <= public and "jax.lax.scatter_add" in set(jax_rows["function"])
+    private = jax_rows.drop_duplicates("entry").set_index("entry")
+    assert private.loc["add_any", "unmapped_reason"] == "private_name"
 
 
 # --------------------------------------------------------------------------- what cannot be read
@@ -300,7 +321,7 @@ def test_an_unknown_mps_list_and_a_non_literal_value_are_recorded(api: pd.DataFr
             return ops
         """
     )
-    public = public_torch_names(api, torch.__version__)
+    public = public_names(api, "torch", torch.__version__)
     abs_ref = EntryRef("opinfo", "abs", None, "torch.abs", None)
     rows = list(mps_rows(source, {"abs": abs_ref}, public))
     frame = _complete(rows)
@@ -316,9 +337,9 @@ def test_an_unknown_mps_list_and_a_non_literal_value_are_recorded(api: pd.DataFr
 
 def test_a_stale_or_missing_api_table_is_refused(api: pd.DataFrame, tmp_path: Path) -> None:
     with pytest.raises(DeclaredError, match="re-run `portability enumerate`"):
-        public_torch_names(api, "0.0.1")
+        public_names(api, "torch", "0.0.1", DeclaredError)
     with pytest.raises(DeclaredError, match="no torch rows"):
-        public_torch_names(api[api["framework"] != "torch"], torch.__version__)
+        public_names(api[api["framework"] != "torch"], "torch", torch.__version__, DeclaredError)
     from portability_data.cli import main
 
     with pytest.raises(SystemExit, match="not found; run `portability enumerate` first"):

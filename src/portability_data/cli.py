@@ -229,10 +229,16 @@ COMMANDS: tuple[Command, ...] = (
         "census-harvest",
         commands.cmd_census_harvest,
         "Write the census manifests of the installed wheel (torch: OpInfo, ModuleInfo, OptimizerInfo; jax: "
-        "its primitive harnesses, jax.numpy against NumPy): entries, public functions, dtypes, tolerances.",
+        "its primitive harnesses, jax.numpy against NumPy; tensorflow: tf.experimental.numpy against NumPy, "
+        "the reviewed mapping.yaml): entries, public functions, dtypes, tolerances.",
         path_arg("--params", "params.yaml", "parameters file (census.tolerances, census.compiled)"),
         path_arg("--api", "data/api/api.parquet", "api table of the installed frameworks (public names)"),
-        arg("--framework", choices=("torch", "jax"), default="torch", help="whose databases to read"),
+        arg(
+            "--framework",
+            choices=("torch", "jax", "tensorflow"),
+            default="torch",
+            help="whose databases to read",
+        ),
         arg(
             "--folder",
             type=Path,

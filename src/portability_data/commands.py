@@ -208,6 +208,11 @@ def cmd_census_harvest(args: argparse.Namespace) -> None:
 
             manifests = census_harvest_jax.jax_manifests(api, census)
             lines = census_harvest.write_manifests(manifests, folder, census_harvest_jax.summary_lines)
+        elif args.framework == "tensorflow":
+            from portability_data.pipeline import census_harvest_tf
+
+            manifests = census_harvest_tf.tf_manifests(api, census)
+            lines = census_harvest.write_manifests(manifests, folder, census_harvest_tf.summary_lines)
         else:
             lines = census_harvest.write_manifests(census_harvest.torch_manifests(api, census), folder)
     except (census_harvest.HarvestError, ValueError) as exc:

@@ -19,7 +19,7 @@ from typing import Any
 import pandas as pd
 import yaml
 
-from portability_data.pipeline.declared import public_torch_names
+from portability_data.pipeline.api_names import public_names
 from portability_data.pipeline.declared_databases import opinfo_refs
 from portability_data.pipeline.declared_entries import class_function, dtype_name
 from portability_data.runner.census_rows import MANIFEST_VERSION, census_case_id, entry_id
@@ -43,7 +43,7 @@ def opinfo_manifest(
     import torch
     from torch.testing._internal.common_methods_invocations import op_db
 
-    public = public_torch_names(api, torch.__version__)
+    public = public_names(api, "torch", torch.__version__, HarvestError)
     found = [
         (
             entry_id(op.name, op.variant_test_name),
@@ -64,7 +64,7 @@ def module_manifest(
     import torch
     from torch.testing._internal.common_modules import module_db
 
-    public = public_torch_names(api, torch.__version__)
+    public = public_names(api, "torch", torch.__version__, HarvestError)
     found = []
     for info in module_db:
         candidates = [f"torch.{info.name}", f"torch.nn.{info.module_cls.__name__}"]
@@ -94,7 +94,7 @@ def optimizer_manifest(
     import torch
     from torch.testing._internal.common_optimizers import optim_db
 
-    public = public_torch_names(api, torch.__version__)
+    public = public_names(api, "torch", torch.__version__, HarvestError)
     found = []
     for info in optim_db:
         name = info.optim_cls.__name__

@@ -30,6 +30,7 @@ from typing import Any
 
 import pandas as pd
 
+from portability_data.pipeline.api_names import public_names
 from portability_data.pipeline.census_harvest import HarvestError
 from portability_data.runner.census_rows import MANIFEST_VERSION, census_case_id
 from portability_data.runner.generator import DTYPES, MAX_ARITY, kinds_for, sample
@@ -70,18 +71,12 @@ NOT_TRIED = {
 }
 TRIAL_TIMEOUT_S = 120.0  # per function, all arities and dtypes
 TRIAL_MEMORY_BYTES = 6 << 30
+NUMPY_TRIAL_MAIN = "from portability_data.pipeline.census_harvest_jax import trial_main; trial_main()"
 
 
 def public_jax_names(api: pd.DataFrame, version: str) -> frozenset[str]:
     """The installed jax's public names from the api table; refuses a table of another version."""
-    rows = api[api["framework"] == "jax"]
-    versions = set(rows["framework_version"].astype(str))
-    if versions != {version}:
-        raise HarvestError(
-            f"the api table lists jax {', '.join(sorted(versions)) or 'nothing'} but jax {version} is "
-            "installed; re-run `portability enumerate` so that names are checked against it"
-        )
-    return frozenset(rows["qualified_name"].astype(str))
+    return public_names(api, "jax", version, HarvestError)
 
 
 def group_function(group: str, public: frozenset[str]) -> tuple[str | None, str | None]:
@@ -157,12 +152,12 @@ def numpy_manifest(api: pd.DataFrame, census_params: dict[str, Any]) -> dict[str
     rows = api[(api["framework"] == "jax") & (api["kind"] == "function")]
     names = sorted(q.removeprefix("jax.numpy.") for q in rows["qualified_name"] if q.startswith("jax.numpy."))
     entries, unmapped = [], []
-    trials = _Trials()
+    trials = Trials()
     try:
         for name in names:
             function = f"jax.numpy.{name}"
             assert function in public
-            if _numpy_function(name) is None:
+            if numpy_function(name) is None:
                 unmapped.append({"entry": name, "reason": "no_numpy_namesake", "detail": f"numpy.{name}"})
                 continue
             if name in NOT_TRIED:
@@ -254,7 +249,7 @@ def summary_lines(manifest: dict[str, Any]) -> list[str]:
 # --------------------------------------------------------------------------- NumPy trials
 
 
-def _numpy_function(name: str) -> Any:
+def numpy_function(name: str) -> Any:
     """numpy.<name> (numpy.linalg.svd for linalg.svd) if it exists and is callable, else None."""
     module_name, _, attribute = f"numpy.{name}".rpartition(".")
     try:
@@ -297,20 +292,26 @@ def _linear(name: str, args: tuple[Any, ...], result: Any) -> bool:
     return not name.startswith(SUPERLINEAR_PREFIXES) and _size(result) <= sum(_size(a) for a in args)
 
 
-def accepted_kinds(name: str) -> tuple[int | None, dict[str, list[str]], str | None]:
+def accepted_kinds(
+    name: str,
+    function: Any = None,
+    arities: tuple[int, ...] | None = None,
+    allowed: list[str] | None = None,
+) -> tuple[int | None, dict[str, list[str]], str | None]:
     """(arity, dtype -> kinds NumPy accepts, first error): the smallest arity NumPy takes any input
     of. The large kind is tried only where the odd matrix ran (the same shape, bigger) and the work
-    looks linear (see _linear): a census sample must not run for minutes."""
+    looks linear (see _linear): a census sample must not run for minutes. Another census passes
+    its own reference call (`function`), its arity and the kinds it allows (TensorFlow's mapping)."""
     import numpy as np
 
-    function = _numpy_function(name)
+    function = function or numpy_function(name)
     first_error = None
-    for arity in range(1, MAX_ARITY + 1):
+    for arity in arities or range(1, MAX_ARITY + 1):
         kinds: dict[str, list[str]] = {}
         for dtype in DTYPES:
             accepted, large = [], False
             for kind in kinds_for(arity):
-                if kind == "large" and not large:
+                if (kind == "large" and not large) or (allowed is not None and kind not in allowed):
                     continue
                 args = sample(name, dtype, kind, arity).args
                 try:
@@ -348,18 +349,18 @@ def trial_main() -> None:
         sys.stdout.flush()
 
 
-class _Trials:
+class Trials:
     """A child process running NumPy trials (a subprocess: the harvest has jax's threads, and
     multiprocessing would re-run the caller's main script), restarted when one hangs or dies."""
 
-    def __init__(self) -> None:
+    def __init__(self, code: str = NUMPY_TRIAL_MAIN) -> None:
         self.process: subprocess.Popen[str] | None = None
+        self.code = code  # the child's main: another census answers its own requests (TensorFlow's mapping)
 
     def run(self, name: str) -> tuple[int | None, dict[str, list[str]], str | None]:
         if self.process is None or self.process.poll() is not None:
-            code = "from portability_data.pipeline.census_harvest_jax import trial_main; trial_main()"
             self.process = subprocess.Popen(
-                [sys.executable, "-W", "ignore", "-c", code],
+                [sys.executable, "-W", "ignore", "-c", self.code],
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 text=True,

@@ -1,4 +1,5 @@
-"""Pipeline step `declared`: what the installed PyTorch wheel itself declares about devices and dtypes.
+"""Pipeline step `declared`: what the installed PyTorch, JAX and TensorFlow wheels declare per device
+and dtype.
 
 PyTorch generates much of its own test suite from databases it ships in the wheel
 (``torch/testing/_internal``): the OpInfo entries of ``op_db``, the ModuleInfo entries of
@@ -29,6 +30,11 @@ device can be set beside what PyTorch itself says about it. The choices:
 - ``OpInfo.decorators`` already holds its ``skips`` (``OpInfo.__post_init__`` merges them), so only
   ``decorators`` is read; ModuleInfo and OptimizerInfo merge them the same way.
 
+JAX's rows (its primitive harnesses' `jax_unimplemented` limitations per device and dtype) come
+from declared_jax and sit beside PyTorch's, with JAX's own device names (cpu, gpu, tpu);
+TensorFlow's (its kernel registry: CPU and XLA_CPU_JIT kernels per raw op, read per census entry
+through the ops its traced graph holds) from census_harvest_tf, device types cpu and xla_cpu.
+
 Where the parts live: declared_entries (entries, the public functions they test, dtype names),
 declared_databases (OpInfo, ModuleInfo, OptimizerInfo: decorations and dtype lists), declared_mps
 (the MPS lists and rules); this module builds, validates and writes the table (the `declared`
@@ -46,8 +52,10 @@ from pathlib import Path
 
 import pandas as pd
 
+from portability_data.pipeline.api_names import public_names
 from portability_data.pipeline.declared_databases import module_rows, opinfo_refs, opinfo_rows, optimizer_rows
 from portability_data.pipeline.declared_mps import MPS_MODULE, mps_rows
+from portability_data.pipeline.frames import plain_frame
 from portability_data.tables.contracts import arrow_schema
 
 log = logging.getLogger(__name__)
@@ -82,20 +90,6 @@ class HarvestSummary:
         return lines
 
 
-def public_torch_names(api: pd.DataFrame, version: str) -> frozenset[str]:
-    """The installed torch's public names from the api table; refuses a table of another version."""
-    torch_rows = api[api["framework"] == FRAMEWORK]
-    if torch_rows.empty:
-        raise DeclaredError("the api table has no torch rows; run `portability enumerate` first")
-    versions = set(torch_rows["framework_version"].astype(str))
-    if versions != {version}:
-        raise DeclaredError(
-            f"the api table lists torch {', '.join(sorted(versions))} but torch {version} is installed; "
-            "re-run `portability enumerate` so that names are checked against the installed version"
-        )
-    return frozenset(torch_rows["qualified_name"].astype(str))
-
-
 def harvest_declared(api: pd.DataFrame) -> tuple[pd.DataFrame, HarvestSummary]:
     """The declared table of the installed torch (validated, declared types) and what it holds."""
     started = time.perf_counter()
@@ -107,7 +101,7 @@ def harvest_declared(api: pd.DataFrame) -> tuple[pd.DataFrame, HarvestSummary]:
     from portability_data.tables.tableio import to_arrow, validate
 
     version = str(torch.__version__)
-    public = public_torch_names(api, version)
+    public = public_names(api, FRAMEWORK, version, DeclaredError)
     refs = opinfo_refs(op_db, public)
     spec = importlib.util.find_spec(MPS_MODULE)
     if spec is None or spec.origin is None:
@@ -123,6 +117,14 @@ def harvest_declared(api: pd.DataFrame) -> tuple[pd.DataFrame, HarvestSummary]:
     frame = pd.DataFrame(rows)
     frame.insert(0, "framework_version", version)
     frame.insert(0, "framework", FRAMEWORK)
+    if importlib.util.find_spec("jax") is not None:  # JAX's harness limitations beside (issue 20)
+        from portability_data.pipeline.declared_jax import jax_declared_rows
+
+        frame = pd.concat([frame, pd.DataFrame(jax_declared_rows(api))], ignore_index=True)
+    if importlib.util.find_spec("tensorflow") is not None:  # TF's kernel registry per census entry (21)
+        from portability_data.pipeline.census_harvest_tf import tf_declared_rows
+
+        frame = pd.concat([frame, plain_frame(tf_declared_rows(api))], ignore_index=True)
     frame = frame[arrow_schema("declared").names]
     typed = to_arrow("declared", frame).to_pandas(types_mapper=pd.ArrowDtype)
     typed = validate("declared", typed)

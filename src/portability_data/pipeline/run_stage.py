@@ -63,13 +63,15 @@ def setting_spec(
     source: str = SOURCE,
     suite: str = "curated",
 ) -> RunSpec:
-    """The run of one framework x device x mode under params.yaml's run limits (all active cases)."""
+    """The run of one framework x device x mode under params.yaml's run limits (all active cases);
+    a framework named in `timeout_s_by_framework` gets its own limit per subtest."""
+    timeout = run_params.get("timeout_s_by_framework", {}).get(framework, run_params["timeout_s"])
     return RunSpec(
         framework=framework,
         device=device,
         mode=mode,
         repeats=int(repeats),
-        timeout_s=float(run_params["timeout_s"]),
+        timeout_s=float(timeout),
         memory_mb=int(run_params["memory_mb"]),
         cases=(),
         source=source,

@@ -23,11 +23,16 @@ from portability_data.pipeline.aggregate_subtests import supersede
 from portability_data.pipeline.frames import plain_frame
 from portability_data.tables.contracts import is_census_case
 
-# The declared table's device types for our devices.
-DEVICE_TYPES = {"cpu": "cpu", "gpu": "cuda", "mps": "mps", "tpu": "xla"}
+# The declared table's device types for our devices, as each framework names them (PyTorch's
+# databases: cuda, mps, xla; JAX's harness limitations: cpu, gpu, tpu).
+DEVICE_TYPES = {
+    "torch": {"cpu": "cpu", "gpu": "cuda", "mps": "mps", "tpu": "xla"},
+    "jax": {"cpu": "cpu", "gpu": "gpu", "tpu": "tpu"},
+}
 FAULTS = {"timeout", "crashed", "memory", "error", "unknown"}
 VALUES_OFF = "ValuesOffOracle"  # runner/oracle.py: the first failing sample ran but was off the oracle
 MEASURED = ("samples", "samples_failed", "oracle", "max_abs_error", "max_rel_error", "error_type")
+FIRST_LINES = 3  # of a failure's message: which input and how far off
 KEY = ["framework", "framework_version", "case_id", "dtype", "device", "device_model", "mode"]
 
 
@@ -57,6 +62,12 @@ def status_of(row: dict[str, Any]) -> str:
     if pd.notna(samples) and pd.notna(failed) and 0 < failed < samples:
         return "partial"
     return "fails"
+
+
+def _first_lines(message: Any) -> str | None:
+    if not isinstance(message, str) or not message:
+        return None
+    return "\n".join(message.splitlines()[:FIRST_LINES])
 
 
 def declared_lookup(declared: pd.DataFrame | None) -> tuple[dict[tuple, str], dict[tuple, int]]:
@@ -99,7 +110,7 @@ def support_matrix(
     rows = []
     for row in frame.to_dict("records"):
         origin = row["case_id"].split(".")[2]
-        device_type = DEVICE_TYPES.get(row["device"], row["device"])
+        device_type = DEVICE_TYPES.get(row["framework"], {}).get(row["device"], row["device"])
         declared_dtype = dtype_status.get((origin, row["entry"], device_type, row["dtype"]))
         declared_failures = sum(
             failures.get((origin, row["entry"], kind, dtype), 0)
@@ -120,6 +131,7 @@ def support_matrix(
                 "status": status,
                 **{k: row.get(k) for k in MEASURED},
                 "failure_category": row.get("failure_category"),
+                "error_message": _first_lines(row.get("error_message")),
                 "confirmation": row.get("confirmation"),
                 "declared_dtype": declared_dtype,
                 "declared_failures": int(declared_failures),

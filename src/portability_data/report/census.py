@@ -31,13 +31,26 @@ KINDS = ("works", "partial", "fails", "deviates")  # the rest are the worker's f
 API_KINDS = ("function", "method", "class")
 TOP_FINDINGS = 15
 SAMPLE_2026 = "portability2026"
+NUMPY_CLAIMED = ("numpy", "tnp")  # census origins held to NumPy on the inputs NumPy accepts
+TOP_DEVIATIONS = 15
+
+
+def claimed(matrix: pd.DataFrame) -> pd.Series:
+    """The pairs a function claims to handle: declared supported by the framework; for the census
+    against NumPy (origins of NUMPY_CLAIMED, where the framework declares nothing per dtype), every
+    pair, since a NumPy namesake claims NumPy's behaviour and the manifest holds only the inputs
+    NumPy itself accepts."""
+    return (matrix["declared_dtype"] == "supported") | (
+        matrix["declared_dtype"].isna() & matrix["origin"].isin(NUMPY_CLAIMED)
+    )
 
 
 def function_status(matrix: pd.DataFrame) -> pd.DataFrame:
-    """Per setting and function: pairs, pairs failing among those declared supported, verdict."""
+    """Per setting and function: pairs, pairs failing among those it claims (claimed), verdict."""
+    claims = claimed(matrix)
     frame = matrix.assign(
-        _declared_fail=matrix["status"].isin(FAILING_STATUS) & (matrix["declared_dtype"] == "supported"),
-        _declared=matrix["declared_dtype"] == "supported",
+        _declared_fail=matrix["status"].isin(FAILING_STATUS) & claims,
+        _declared=claims,
     )
     grouped = frame.groupby([*SETTING, "function"])
     table = pd.DataFrame(
@@ -217,6 +230,46 @@ def top_findings(matrix: pd.DataFrame, limit: int = TOP_FINDINGS) -> pd.DataFram
     return found[[*columns, "error_type"]].head(limit).reset_index(drop=True)
 
 
+def largest_deviations(matrix: pd.DataFrame, limit: int = TOP_DEVIATIONS) -> pd.DataFrame:
+    """The pairs furthest from their oracle (largest relative error first), among those that ran:
+    where a framework leaves NumPy, its own reference or its eager self, and by how much."""
+    ran = matrix[matrix["status"].isin(["works", "deviates", "partial"]) & matrix["max_rel_error"].notna()]
+    ran = ran[ran["max_rel_error"] > 0].sort_values(["max_rel_error", "function"], ascending=[False, True])
+    columns = ["framework", "function", "dtype", "mode", "oracle", "status", "max_abs_error", "max_rel_error"]
+    return ran[columns].head(limit).reset_index(drop=True)
+
+
+def numpy_disagreements(matrix: pd.DataFrame) -> pd.DataFrame:
+    """Per framework, mode and input kind (edge values, empty, 0-d, odd, broadcast, large): the
+    NumPy namesakes whose first failing input is of that kind, off NumPy's values or raising
+    where NumPy does not. The kind comes from the failure's message (the census labels every
+    input: `input edge (9,) float32`)."""
+    columns = ["framework", "mode", "input_kind", "pairs", "functions", "deviates", "raises", "examples"]
+    named = matrix[
+        matrix["origin"].isin(NUMPY_CLAIMED) & matrix["status"].isin(["deviates", *FAILING_STATUS])
+    ]
+    if named.empty or "error_message" not in named:
+        return pd.DataFrame(columns=columns)
+    kinds = named["error_message"].astype("string").str.extract(r"input (\w+) ", expand=False)
+    named = named.assign(input_kind=kinds.fillna("unlabelled"))
+    records = []
+    for (framework, mode, kind), group in named.groupby(["framework", "mode", "input_kind"]):
+        functions = sorted(set(group["function"]))
+        records.append(
+            {
+                "framework": framework,
+                "mode": mode,
+                "input_kind": kind,
+                "pairs": len(group),
+                "functions": len(functions),
+                "deviates": int((group["status"] == "deviates").sum()),
+                "raises": int(group["status"].isin(FAILING_STATUS).sum()),
+                "examples": ", ".join(f.rsplit(".", 1)[-1] for f in functions[:6]),
+            }
+        )
+    return pd.DataFrame.from_records(records, columns=columns)
+
+
 def sample_2026_measured(
     matrix: pd.DataFrame, samples: pd.DataFrame | None, outcomes: pd.DataFrame | None
 ) -> pd.DataFrame:
@@ -267,17 +320,20 @@ def census_section(data_dir: Path) -> tuple[Section, dict[str, Any]] | None:
     versus = population_vs_sample(matrix, frequencies, outcomes, samples)
     fresh = sample_2026_measured(matrix, samples, outcomes)
     text = (
-        "The census runs each framework's own test databases (PyTorch: the OpInfo, ModuleInfo and "
-        "OptimizerInfo entries of the installed wheel, `cases/torch/census/`) through the same harness, one "
-        "subtest per entry x dtype, every dtype the entry knows of on any device, against the entry's "
-        "reference (eager: NumPy for OpInfo, upstream's reference function for modules) or eager "
-        "(compiled) under the per-dtype tolerances of params.yaml: the `support_matrix` table. A "
-        "function fails in a setting when a pair it declares supported there fails (all "
-        "samples raise) or partly fails (some raise); pairs it does not declare are findings, not failures. "
-        "`deviates`: it ran but a sample's values left the tolerance policy; kept apart from failures, since "
-        "the tolerance is read at the output's dtype only and NumPy references of integer inputs are often "
-        "computed in float16 (a known limit of this census's oracle, see the card). Population vs "
-        "sample: per usage decile of the leading corpus, the census's failing share over every "
+        "The census runs each framework's own test databases through the same harness, one subtest per "
+        "entry x dtype, every dtype the entry knows of on any device: PyTorch's OpInfo, ModuleInfo and "
+        "OptimizerInfo entries (`cases/torch/census/`), JAX's primitive harnesses and every jax.numpy "
+        "function with a NumPy namesake on the shared generator's inputs (`cases/jax/census/`). The "
+        "oracle: the entry's reference where it has one (NumPy for OpInfo and jax.numpy, upstream's "
+        "reference function for modules), eager for the compiled mode, under the per-dtype tolerances of "
+        "params.yaml, at the less precise of the result's and the reference's dtypes (the rule of "
+        "torch.testing.assert_close): the `support_matrix` table. A function fails in a setting when a "
+        "pair it claims fails (all samples raise) or partly fails (some raise): claimed means declared "
+        "supported by the framework (PyTorch's dtype lists, JAX's harness limitations), and for a NumPy "
+        "namesake every pair (it claims NumPy's behaviour on inputs NumPy accepts); pairs a framework "
+        "declares unsupported are findings, not failures. `deviates`: it ran but a sample's values left "
+        "the tolerance policy; kept apart from failures (the largest deviations are listed). Population "
+        "vs sample: per usage decile of the leading corpus, the census's failing share over every "
         "measured function beside our curated cases' share over the study's sample (5 per decile) in the "
         "same setting: how far the study's estimate is from the population it stands for."
     )
@@ -289,6 +345,14 @@ def census_section(data_dir: Path) -> tuple[Section, dict[str, Any]] | None:
             ("Coverage of the public API and of its calls (leading corpus)", covered),
             ("Failing share per usage decile: population (census) vs the study's sample (curated)", versus),
             (f"Declared vs measured: the first {TOP_FINDINGS} disagreements", top_findings(matrix)),
+            (
+                f"Furthest from the oracle: the {TOP_DEVIATIONS} largest relative deviations",
+                largest_deviations(matrix),
+            ),
+            (
+                "NumPy namesakes off NumPy, by the kind of their first failing input",
+                numpy_disagreements(matrix),
+            ),
             ("The 2026 sample: functions with an outcome, by census or curated case", fresh),
         ],
         [],

@@ -31,7 +31,7 @@ ADDED_SINCE: dict[int, dict[str, tuple[str, ...]]] = {
         "results": ("oracle", "samples", "samples_failed", "max_abs_error", "max_rel_error"),
         "cases": ("origin", "no_compiled_form"),
     },
-    5: {"runs": ("jobs",)},
+    5: {"runs": ("jobs",), "support_matrix": ("error_message",)},
 }
 
 FRAMEWORKS = ("torch", "tensorflow", "jax")
@@ -61,7 +61,7 @@ REPLACEMENT_REASONS = ("no_test", "error_handling_only", "legacy_version", "unsu
 CASE_STATUSES = ("active", "removed", "unsuitable")
 # curated: a case file written here; the census sources: PyTorch's OpInfo, ModuleInfo and
 # OptimizerInfo databases, JAX's primitive harnesses, jax.numpy against NumPy.
-CASE_ORIGINS = ("curated", "opinfo", "module", "optimizer", "harnesses", "numpy")
+CASE_ORIGINS = ("curated", "opinfo", "module", "optimizer", "harnesses", "numpy", "tnp", "mapped")
 # What a run runs: the curated case files, or the census manifests (cases/<framework>/census/).
 SUITES = ("curated", "census")
 
@@ -117,7 +117,7 @@ REPRODUCTION_REASONS = (
 # The declared table: what a framework's own test databases declare about devices and dtypes.
 # origin: which database the declaration comes from (opinfo: OpInfo op_db; module: ModuleInfo
 # module_db; optimizer: OptimizerInfo optim_db; mps_list: the MPS backend's xfail/skip lists).
-DECLARED_ORIGINS = ("opinfo", "module", "optimizer", "mps_list")
+DECLARED_ORIGINS = ("opinfo", "module", "optimizer", "mps_list", "harnesses", "tnp", "mapped")
 # declared: supported_dtype / unsupported_dtype (the entry's dtype list for the device type says the
 # dtype works / does not: test_ops checks both ways); expected_failure (the test is expected to fail
 # there); skip (the test is not run there); tolerance_override (the test compares with looser
@@ -313,13 +313,7 @@ RUNS = _schema(
             "1, so above 1 + 0.5 other work competed for the cores and latencies are contended",
         ),
         _field("host_load_max", _f64, True, "largest of those load-average samples"),
-        _field(
-            "jobs",
-            _i64,
-            True,
-            "workers that ran the cases side by side (1: alone; > 1 only for census runs, whose "
-            "rows are verdicts and deviations; null: runs before schema 5, which ran alone)",
-        ),
+        _field("jobs", _i64, True, "workers side by side (1: alone; > 1: census only; null: before v5)"),
     ],
 )
 
@@ -561,6 +555,7 @@ SUPPORT_MATRIX = _schema(
         _field("error_type", _str, True, "the first failing sample's exception"),
         _field("failure_category", _str, True, "the study's category of that failure"),
         _field("confirmation", _str, True, "confirmed, order_dependent, inconclusive (failing pairs)"),
+        _field("error_message", _str, True, "first lines of that failure: which input, how far off"),
         _field("declared_dtype", _str, True, "dtype list of the device type: supported, unsupported"),
         _field("declared_failures", _i64, False, "active skips, xfails for device type x dtype"),
         _field("finding", _str, True, "declared_unsupported_works, declared_supported_fails (null: agree)"),

@@ -338,6 +338,7 @@ class SupportMatrixTable(_Table):
     error_type: Str = pa.Field(nullable=True)
     failure_category: Str = pa.Field(isin=c.FAILURE_CATEGORIES, nullable=True)
     confirmation: Str = pa.Field(isin=c.CONFIRMATIONS, nullable=True)
+    error_message: Str = pa.Field(nullable=True)
     declared_dtype: Str = pa.Field(isin=c.DECLARED_DTYPE, nullable=True)
     declared_failures: Int = pa.Field(ge=0)
     finding: Str = pa.Field(isin=c.FINDINGS, nullable=True)
