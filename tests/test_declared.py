@@ -73,7 +73,13 @@ def test_every_row_keeps_the_contract_and_survives_a_write(declared: pd.DataFram
     assert to_arrow("declared", declared).num_rows == len(declared)
     assert set(declared["declared"]) <= set(DECLARED_KINDS)
     versions = declared.groupby("framework")["framework_version"].unique().map(set).to_dict()
-    assert versions == {"torch": {torch.__version__}, "jax": {jax.__version__}}
+    import tensorflow as tf
+
+    assert versions == {
+        "torch": {torch.__version__},
+        "jax": {jax.__version__},
+        "tensorflow": {tf.__version__},
+    }
     path = write_table("declared", declared, tmp_path / "declared.parquet")
     pd.testing.assert_frame_equal(read_table("declared", path), declared)
 

@@ -10,9 +10,9 @@ census entry) x device x dtype:
 - `unsupported_dtype` when every harness of that dtype is declared unimplemented there, and
   `supported_dtype` when none is (the group runs that dtype: JAX's tests hold it to work);
 - when only some are, `supported_dtype` and, per limitation, an `expected_failure` row (a
-  `skip` row for skip_run limitations) whose reason is JAX's description and how many of the
-  dtype's harnesses it covers: a partial declaration, counted by the support matrix as a
-  declared failure of the pair.
+  `skip` row for skip_run limitations) whose reason is JAX's description, how many of the
+  dtype's harnesses it names and for how many it is enabled (its source names the limitation): a
+  partial declaration, counted by the support matrix as a declared failure of the pair.
 Disabled limitations are kept as rows with active false (they say what JAX would declare under
 other flags). Groups with no public function keep `function` null with the reason, as in the
 census manifest (census_harvest_jax.group_function).
@@ -82,35 +82,40 @@ def jax_declared_rows(api: pd.DataFrame) -> list[dict[str, Any]]:
                 "declared": declared,
                 "active": rest.get("active", True),
                 "reason": rest.get("why"),
+                "source": rest.get("source", entry["source"]),
             }
 
         for dtype, of_dtype in sorted(by_dtype.items()):
             for device in DEVICES:
-                limited: dict[tuple[str, bool, bool], int] = collections.Counter()
+                # (description, skip_run) -> [harnesses it names, of which it is enabled for]
+                limited: dict[tuple[str, bool], list[int]] = collections.defaultdict(lambda: [0, 0])
                 unimplemented = 0
                 for harness in of_dtype:
                     hits = [lim for lim in harness.jax_unimplemented if _applies(lim, device, harness.dtype)]
                     unimplemented += any(lim.enabled for lim in hits)
                     for lim in hits:
-                        limited[(lim.description, bool(lim.enabled), bool(lim.skip_run))] += 1
+                        counts = limited[(lim.description, bool(lim.skip_run))]
+                        counts[0] += 1
+                        counts[1] += bool(lim.enabled)
                 if unimplemented == len(of_dtype):
                     rows.append(row(device, dtype, "unsupported_dtype", why=_reasons(limited, len(of_dtype))))
                     continue
                 rows.append(row(device, dtype, "supported_dtype"))
-                for (description, enabled, skip_run), count in sorted(limited.items()):
+                for (description, skip_run), (named, enabled) in sorted(limited.items()):
                     rows.append(
                         row(
                             device,
                             dtype,
                             "skip" if skip_run else "expected_failure",
-                            active=enabled,
-                            why=f"{description} ({count} of {len(of_dtype)} harnesses)",
+                            active=enabled > 0,
+                            why=f"{description} ({named} of {len(of_dtype)} harnesses, {enabled} enabled)",
+                            source=f"{entry['source']}: {description}",
                         )
                     )
     return rows
 
 
-def _reasons(limited: dict[tuple[str, bool, bool], int], harnesses: int) -> str:
+def _reasons(limited: dict[tuple[str, bool], list[int]], harnesses: int) -> str:
     """JAX's descriptions of the active limitations behind an unsupported dtype."""
-    active = sorted({description for (description, enabled, _), _ in limited.items() if enabled})
+    active = sorted({description for (description, _), (_, enabled) in limited.items() if enabled})
     return f"{'; '.join(active)} (all {harnesses} harnesses)"

@@ -98,7 +98,7 @@ def run_stage(
             continue
         digest = cases_digest(paths.repo_root, framework, suite) + harness
         for device in run_params["devices"]:
-            for mode in run_params["modes"]:
+            for mode in run_params.get("modes_by_framework", {}).get(framework, run_params["modes"]):
                 spec = setting_spec(framework, device, mode, run_params["repeats"], run_params, suite=suite)
                 key = spec.params_hash(digest)
                 if key in done:
