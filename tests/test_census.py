@@ -453,3 +453,5 @@ def test_values_off_the_oracle_are_deviations_not_failures() -> None:
     assert status_of({**base, "error_type": "RuntimeError", "samples_failed": 4}) == "fails"
     assert status_of({**base, "error_type": "RuntimeError", "confirmation": "order_dependent"}) == "works"
     assert status_of({**base, "outcome": "timeout", "error_type": "Timeout"}) == "timeout"
+    unconfirmed = {**base, "error_type": "RuntimeError", "samples_failed": 4, "confirmation": None}
+    assert status_of(unconfirmed) == "unconfirmed"  # never run alone: not the framework's failure yet

@@ -56,6 +56,8 @@ def status_of(row: dict[str, Any]) -> str:
         return "works"
     if outcome in FAULTS:
         return outcome
+    if outcome == "failed" and pd.isna(row.get("confirmation")):
+        return "unconfirmed"  # a failure is the framework's only once confirmed alone in a fresh worker
     if row.get("error_type") == VALUES_OFF:
         return "deviates"  # it ran; its values left the tolerance policy (deviation columns say how far)
     samples, failed = row.get("samples"), row.get("samples_failed")

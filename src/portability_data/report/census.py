@@ -27,7 +27,7 @@ from portability_data.tables.tableio import read_table
 
 SETTING = ["framework", "device", "mode"]
 FAILING_STATUS = ("fails", "partial")
-KINDS = ("works", "partial", "fails", "deviates")  # the rest are the worker's faults
+KINDS = ("works", "partial", "fails", "deviates", "unconfirmed")  # the rest are the worker's faults
 API_KINDS = ("function", "method", "class")
 TOP_FINDINGS = 15
 SAMPLE_2026 = "portability2026"
