@@ -399,7 +399,9 @@ def test_a_numpy_namesake_claims_every_pair_and_the_furthest_pairs_are_listed() 
     matrix["error_message"] = ["input edge (9,) float16: 2 of 9 values off the oracle", None, "boom"]
     by_kind = numpy_disagreements(matrix).set_index("input_kind")
     assert by_kind.loc["edge", ["pairs", "raises", "examples"]].tolist() == [1, 1, "cbrt"]
-    assert "unlabelled" not in by_kind.index  # torch.abs is no NumPy namesake
+    assert "raised (no input label)" not in by_kind.index  # torch.abs is no NumPy namesake
+    matrix.loc[0, "error_message"] = "ValueError: input must be 1-d"  # a message that says "input"
+    assert numpy_disagreements(matrix)["input_kind"].tolist() == ["raised (no input label)"]
 
 
 def test_a_changed_oracle_supersedes_census_cases_and_no_curated_one(

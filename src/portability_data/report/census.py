@@ -23,6 +23,7 @@ from portability_data.pipeline.frames import plain_frame
 from portability_data.pipeline.sampling import decile_buckets
 from portability_data.report.render import Section
 from portability_data.report.usage_ranking import corpus_order
+from portability_data.runner.generator import KINDS as KINDS_OF_INPUT
 from portability_data.tables.tableio import read_table
 
 SETTING = ["framework", "device", "mode"]
@@ -231,10 +232,14 @@ def top_findings(matrix: pd.DataFrame, limit: int = TOP_FINDINGS) -> pd.DataFram
 
 
 def largest_deviations(matrix: pd.DataFrame, limit: int = TOP_DEVIATIONS) -> pd.DataFrame:
-    """The pairs furthest from their oracle (largest relative error first), among those that ran:
-    where a framework leaves NumPy, its own reference or its eager self, and by how much."""
+    """The pairs furthest from their oracle (largest finite relative error first), among those that
+    ran: where a framework leaves NumPy, its own reference or its eager self, and by how much. Pairs
+    with a NaN or an infinity where the oracle has a number (an infinite error) are counted by
+    `numpy_disagreements` and the status table, not ranked here."""
     ran = matrix[matrix["status"].isin(["works", "deviates", "partial"]) & matrix["max_rel_error"].notna()]
-    ran = ran[ran["max_rel_error"] > 0].sort_values(["max_rel_error", "function"], ascending=[False, True])
+    finite = np.isfinite(ran["max_rel_error"].astype(float))  # inf: NaN or inf where a number is due
+    ran = ran[finite & (ran["max_rel_error"] > 0)]
+    ran = ran.sort_values(["max_rel_error", "function"], ascending=[False, True])
     columns = ["framework", "function", "dtype", "mode", "oracle", "status", "max_abs_error", "max_rel_error"]
     return ran[columns].head(limit).reset_index(drop=True)
 
@@ -243,15 +248,17 @@ def numpy_disagreements(matrix: pd.DataFrame) -> pd.DataFrame:
     """Per framework, mode and input kind (edge values, empty, 0-d, odd, broadcast, large): the
     NumPy namesakes whose first failing input is of that kind, off NumPy's values or raising
     where NumPy does not. The kind comes from the failure's message (the census labels every
-    input: `input edge (9,) float32`)."""
+    input: `input edge (9,) float32`); a pair that raised carries the framework's own message,
+    without the label."""
     columns = ["framework", "mode", "input_kind", "pairs", "functions", "deviates", "raises", "examples"]
     named = matrix[
         matrix["origin"].isin(NUMPY_CLAIMED) & matrix["status"].isin(["deviates", *FAILING_STATUS])
     ]
     if named.empty or "error_message" not in named:
         return pd.DataFrame(columns=columns)
-    kinds = named["error_message"].astype("string").str.extract(r"input (\w+) ", expand=False)
-    named = named.assign(input_kind=kinds.fillna("unlabelled"))
+    pattern = rf"input ({'|'.join(KINDS_OF_INPUT)}) "
+    kinds = named["error_message"].astype("string").str.extract(pattern, expand=False)
+    named = named.assign(input_kind=kinds.fillna("raised (no input label)"))
     records = []
     for (framework, mode, kind), group in named.groupby(["framework", "mode", "input_kind"]):
         functions = sorted(set(group["function"]))
