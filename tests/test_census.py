@@ -90,6 +90,26 @@ def test_a_broken_or_orphaned_manifest_is_a_clear_error(tmp_path: Path) -> None:
         census_rows(tmp_path / "cases", tmp_path, "torch")
 
 
+def test_a_manifest_is_parsed_once_per_process_and_again_when_it_changes(tmp_path: Path) -> None:
+    """A worker re-imports a census module per entry: the manifest is parsed once, and a manifest
+    rewritten on disk (a new harvest) is read again, never served stale."""
+    import os
+
+    from portability_data.runner.census_rows import read_manifest
+
+    path = tmp_path / "opinfo.yaml"
+    path.write_text("manifest_version: 1\norigin: opinfo\nentries: []\n")
+    first = read_manifest(path)
+    assert read_manifest(path) is first
+    path.write_text("manifest_version: 1\norigin: opinfo\nentries: [{entry: abs}]\n")
+    assert read_manifest(path)["entries"] == [{"entry": "abs"}]
+    same_size = "manifest_version: 1\norigin: opinfo\nentries: [{entry: neg}]\n"
+    path.write_text(same_size)
+    stat = path.stat()
+    os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns + 1_000_000))
+    assert read_manifest(path)["entries"] == [{"entry": "neg"}]
+
+
 def test_the_tolerance_policy_judges_each_output_by_its_own_dtype() -> None:
     from portability_data.runner.oracle import deviation
 

@@ -265,15 +265,23 @@ def test_a_killed_run_can_be_closed_as_partial(case_repo) -> None:
         run(RunSpec(framework="torch", device="cpu"), paths, resume=run_id, log=lambda m: None)
 
 
-@pytest.mark.parametrize("confirm_jobs", [1, 2], ids=["one_at_a_time", "two_side_by_side"])
+@pytest.mark.parametrize(
+    ("confirm_jobs", "confirm_by"),
+    [(1, "fork"), (2, "fork"), (1, "spawn")],
+    ids=["forked_one_at_a_time", "forked_two_side_by_side", "spawned"],
+)
 def test_a_failure_that_passes_alone_is_order_dependent_and_a_real_one_confirmed(
-    case_repo, confirm_jobs
+    case_repo, confirm_jobs, confirm_by
 ) -> None:
     """A subtest that fails only after another case left state behind (here an attribute on the
     framework module, as TF's scalar cache leaves a +0.0) is re-run alone in a fresh worker: it
     passes there, so it is recorded as order-dependent and not counted against the function. Two
-    confirming workers side by side give the same verdicts (each subtest still runs alone)."""
+    confirming workers side by side give the same verdicts (each subtest still runs alone), and a
+    worker forked from an import-only process gives those of a spawned one, a crash included (the
+    child's signal, not the forking process's)."""
     import pyarrow.parquet as pq
+
+    from portability_data.runner.journal import Journal
 
     from portability_data.pipeline.aggregate import aggregate
     from portability_data.tables.tableio import read_table
@@ -304,9 +312,20 @@ def test_a_failure_that_passes_alone_is_order_dependent_and_a_real_one_confirmed
             assert torch.ones(2).sum().item() == 2.0
         """,
     )
+    case_repo.add(
+        "torch",
+        "c_crashes",
+        """
+        import os
+        import signal
+
+        def test_segfaults():
+            os.kill(os.getpid(), signal.SIGSEGV)
+        """,
+    )
     paths = Paths.under(case_repo.root)
     spec = RunSpec(framework="torch", device="cpu", repeats=2)
-    run_id = run(spec, paths, log=lambda m: None, confirm_jobs=confirm_jobs)
+    run_id = run(spec, paths, log=lambda m: None, confirm_jobs=confirm_jobs, confirm_by=confirm_by)
     rows = pq.read_table(paths.results_dir / "portability" / f"{run_id}.parquet").to_pylist()
     by = {(r["subtest"], r["repeat"]): r for r in rows}
     for repeat in (0, 1):
@@ -314,6 +333,12 @@ def test_a_failure_that_passes_alone_is_order_dependent_and_a_real_one_confirmed
         assert by[("test_clean_process_only", repeat)]["confirmation"] == "order_dependent"
         assert by[("test_always_fails", repeat)]["confirmation"] == "confirmed"
         assert by[("test_passes", repeat)]["confirmation"] is None
+        assert by[("test_segfaults", repeat)]["outcome"] == "crashed"
+        assert by[("test_segfaults", repeat)]["confirmation"] == "confirmed"
+    journaled = Journal(paths.journal_dir / f"{run_id}.jsonl").confirmations()
+    assert {c["worker"] for c in journaled.values()} == {confirm_by}
+    crash = next(c for test_id, c in journaled.items() if test_id.endswith("test_segfaults"))
+    assert (crash["outcome"], crash["error_type"]) == ("crashed", "worker killed by signal SIGSEGV")
     outcomes, _ = aggregate(read_table("results", paths.results_dir), read_table("runs", paths.runs_dir))
     sensitive = outcomes[outcomes["function"] == "torch.b_sensitive"].iloc[0]
     assert sensitive["outcome"] == "partial_failure"

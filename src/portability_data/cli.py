@@ -178,6 +178,13 @@ COMMANDS: tuple[Command, ...] = (
             help="fresh workers confirming failures at once (each subtest still runs alone in its own)",
         ),
         arg(
+            "--confirm-by",
+            choices=["fork", "spawn"],
+            default="fork",
+            help="how a confirmation's fresh worker is made: forked from a process that only imported "
+            "the framework (no import cost per subtest), or spawned as a new interpreter",
+        ),
+        arg(
             "--jobs",
             type=int,
             default=1,
@@ -224,6 +231,14 @@ COMMANDS: tuple[Command, ...] = (
         path_arg("--runs", "data/runs", "runs rows"),
         path_arg("--declared", "data/declared/declared.parquet", "declared table"),
         path_arg("--out", "data/census/support_matrix.parquet", "table to write (default: %(default)s)"),
+    ),
+    command(
+        "crossframework",
+        commands.cmd_crossframework,
+        "Build the cross-framework table: every NumPy name measured in two frameworks or more on the "
+        "shared generator's inputs, each framework beside the others (status, deviation from NumPy).",
+        path_arg("--matrix", "data/census/support_matrix.parquet", "the census's support matrix"),
+        path_arg("--out", "data/census/crossframework.parquet", "table to write (default: %(default)s)"),
     ),
     command(
         "census-harvest",

@@ -171,6 +171,7 @@ def cmd_run(args: argparse.Namespace) -> None:
             progress=terminal_progress(),
             confirm_jobs=args.confirm_jobs,
             jobs=args.jobs,
+            confirm_by=args.confirm_by,
         )
     except RunError as exc:
         raise SystemExit(f"error: {exc}") from None
@@ -193,6 +194,12 @@ def cmd_support_matrix(args: argparse.Namespace) -> None:
     from portability_data.pipeline.support_matrix import run_support_matrix
 
     print("\n".join(run_support_matrix(args.results, args.runs, args.declared, args.out)))
+
+
+def cmd_crossframework(args: argparse.Namespace) -> None:
+    from portability_data.pipeline.crossframework import run_crossframework
+
+    print("\n".join(run_crossframework(args.matrix, args.out)))
 
 
 def cmd_census_harvest(args: argparse.Namespace) -> None:

@@ -68,7 +68,29 @@ def manifest_paths(cases_dir: Path, framework: str) -> list[Path]:
     return sorted(folder.glob("*.yaml")) if folder.is_dir() else []
 
 
+# Manifests already parsed in this process, by path, size and mtime: a worker re-imports a census
+# module for every entry it is sent (a fresh module per request), and parsing jax.numpy's manifest
+# costs ~0.15 s, as much as many entries take. A manifest that changes on disk is read again.
+_PARSED: dict[str, tuple[tuple[int, int], dict[str, Any]]] = {}
+
+
 def read_manifest(path: Path) -> dict[str, Any]:
+    """The manifest at `path` (parsed once per process and version of the file on disk; callers
+    read it, never change it)."""
+    try:
+        stat = path.stat()
+    except OSError as exc:
+        raise CensusManifestError(
+            f"{path}: cannot read the census manifest ({exc}); re-run `portability census-harvest`"
+        ) from None
+    where, version = str(path.resolve()), (stat.st_size, stat.st_mtime_ns)
+    known = _PARSED.get(where)
+    if known is None or known[0] != version:
+        known = _PARSED[where] = (version, _parse_manifest(path))
+    return known[1]
+
+
+def _parse_manifest(path: Path) -> dict[str, Any]:
     loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
     try:
         manifest = yaml.load(path.read_text(encoding="utf-8"), Loader=loader)

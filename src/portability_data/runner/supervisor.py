@@ -32,6 +32,7 @@ from typing import Any
 
 import pyarrow as pa
 
+from portability_data.runner.confirmation import AloneRunner
 from portability_data.runner.journal import Journal, RunState, resume_state
 from portability_data.runner.progress import RunProgress
 from portability_data.runner.provenance import (
@@ -49,7 +50,6 @@ from portability_data.runner.worker_process import (
     WorkerHung,
     WorkerInfo,
     WorkerOverMemory,
-    describe_exit,
     ready_timeout,
 )
 from portability_data.tables import contracts
@@ -73,11 +73,13 @@ def run(
     progress: RunProgress | None = None,
     confirm_jobs: int = 1,
     jobs: int = 1,
+    confirm_by: str = "fork",
 ) -> str:
     """Run the cases, journal every row, write the shard and the runs row; returns the run id.
     `progress` is told of each case file and row as they are journaled (nothing by default).
     `confirm_jobs` fresh workers confirm failures side by side (each still runs one subtest alone;
-    confirmations record verdicts, never timings, so running them in parallel changes no number).
+    confirmations record verdicts, never timings, so running them in parallel changes no number);
+    `confirm_by` how the fresh workers are made (runner/confirmation.py: fork, or spawn).
     `jobs` workers run the cases side by side: census runs only (a census row is a verdict and a
     deviation, its timing is not used; a curated run's timings are the data and run alone). The
     runs row records it (runs.jobs). A resumed run keeps the jobs it started with."""
@@ -127,7 +129,7 @@ def run(
             for extra in supervisors[1:]:
                 extra.close()
             if confirm:
-                rerun = supervisors[0].confirm_failures(confirm_jobs)
+                rerun = supervisors[0].confirm_failures(confirm_jobs, confirm_by)
                 if rerun:
                     say(f"{rerun} failing subtest(s) re-run alone in a fresh worker")
         finally:
@@ -294,11 +296,12 @@ class _Supervisor:
             if target == collection:
                 return
 
-    def confirm_failures(self, jobs: int = 1) -> int:
+    def confirm_failures(self, jobs: int = 1, method: str = "fork") -> int:
         """Re-run every failing subtest alone, each in a fresh worker (nothing else ran there
-        before it: no earlier case, no framework cache, no compiled code), and journal the verdict.
-        A subtest that passes alone failed because of what ran before it in the run: it is
-        order-dependent, kept and visible, not the framework's failure. Timeouts and memory-cap
+        before it: no earlier case, no framework cache, no compiled code), and journal the verdict
+        and how the worker was made (`confirmation`: forked from an import-only process, or
+        spawned). A subtest that passes alone failed because of what ran before it in the run: it
+        is order-dependent, kept and visible, not the framework's failure. Timeouts and memory-cap
         kills are not re-run (another 15 minutes or another blown cap would say nothing new).
         `jobs` workers run at once (each alone in its own process); verdicts are journaled here,
         in one thread, as they come. Returns the number of subtests re-run."""
@@ -316,47 +319,30 @@ class _Supervisor:
             - set(done)
         )
         self.progress.confirming(len(failing))
-        with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
-            pending = {pool.submit(self._run_alone, test_id): test_id for test_id in failing}
-            for future in as_completed(pending):
-                test_id = pending[future]
-                outcome, error_type = future.result()
-                verdict = (
-                    "confirmed"
-                    if outcome in FAILING_OUTCOMES
-                    else "order_dependent"
-                    if outcome == "passed"
-                    else "inconclusive"
-                )
-                self.state.journal.append_confirmation(
-                    {"test_id": test_id, "verdict": verdict, "outcome": outcome, "error_type": error_type}
-                )
-                self.state.journal.sync()
-                self.progress.confirmed(test_id, verdict)
-        return len(failing)
-
-    def _run_alone(self, test_id: str) -> tuple[str, str | None]:
-        """(outcome, error type) of one subtest run by itself in a new worker."""
-        worker, _ = self._start_worker()
+        alone = AloneRunner(self.state.spec, self.paths, self.scratch, self.log_path, method)
         try:
-            worker.send({"select": [str(self.paths.repo_root / test_id)]})
-            outcome: tuple[str, str | None] = ("unknown", None)
-            while True:
-                event = worker.next_event(timeout=self.state.spec.timeout_s)
-                if event is None:
-                    return ("timeout", "Timeout")
-                if event.get("event") == "result" and event.get("when") != "collect":
-                    outcome = (event["outcome"], event.get("error_type"))
-                elif event.get("event") == "result":
-                    return ("error", event.get("error_type"))
-                elif event.get("event") in ("done", "internal"):
-                    return outcome
-        except WorkerDied as died:
-            return ("crashed", describe_exit(died.returncode))
-        except WorkerOverMemory:
-            return ("memory", "MemoryCapExceeded")
+            with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+                pending = {pool.submit(alone.run, test_id): test_id for test_id in failing}
+                for future in as_completed(pending):
+                    test_id = pending[future]
+                    ran = future.result()
+                    outcome = ran["outcome"]
+                    verdict = (
+                        "confirmed"
+                        if outcome in FAILING_OUTCOMES
+                        else "order_dependent"
+                        if outcome == "passed"
+                        else "inconclusive"
+                    )
+                    self.state.journal.append_confirmation({"test_id": test_id, "verdict": verdict, **ran})
+                    self.state.journal.sync()
+                    self.progress.confirmed(test_id, verdict)
         finally:
-            worker.kill()
+            alone.close()
+        if alone.fork_refused:
+            refused = alone.fork_refused
+            self.say(f"confirmations spawned their workers (the forking worker refused: {refused})")
+        return len(failing)
 
     def _describe(self, fault: Exception) -> tuple[str, str, str]:
         """(outcome, error type, message) of a subtest that took its worker down."""

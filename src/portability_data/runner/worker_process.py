@@ -41,6 +41,8 @@ ENV_ALLOWED_PREFIXES = (
 ENV_DENIED_WORDS = ("TOKEN", "SECRET", "PASSWORD", "CREDENTIAL", "API_KEY", "ACCESS_KEY")
 
 
+WORKER_MODULE = "portability_data.runner.worker"  # a case worker: many case files, one process
+FORK_WORKER_MODULE = "portability_data.runner.fork_worker"  # forks one fresh worker per request
 READY_FLOOR_S = 300.0  # a worker may take this long to import its framework and find the device
 MEMORY_POLL_S = 0.05  # how often a busy event stream pauses for a look at the worker's memory
 
@@ -59,13 +61,18 @@ class WorkerInfo:
 class Worker:
     """A supervised case worker process: events over a pipe, RSS polled for the memory cap."""
 
-    def __init__(self, spec: RunSpec, paths: Paths, scratch: Path, log_path: Path) -> None:
+    def __init__(
+        self, spec: RunSpec, paths: Paths, scratch: Path, log_path: Path, module: str = WORKER_MODULE
+    ) -> None:
         self.spec, self.paths, self.scratch = spec, paths, scratch
+        # A fork worker's own memory is shared with the child it forked (the imports): only the
+        # child, the fresh worker, counts against the cap.
+        self.count_root = module != FORK_WORKER_MODULE
         read_fd, write_fd = os.pipe()
         env = worker_environment(spec, paths, scratch, write_fd)
         self.log = open(log_path, "ab")  # noqa: SIM115 (lives as long as the worker)
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "portability_data.runner.worker"],
+            [sys.executable, "-m", module],
             stdin=subprocess.PIPE,
             stdout=self.log,
             stderr=subprocess.STDOUT,
@@ -109,6 +116,8 @@ class Worker:
         """Resident memory of the worker and its children, from /proc (0 where unknown)."""
         total = 0
         for pid in _process_tree(self.process.pid):
+            if pid == self.process.pid and not self.count_root:
+                continue
             try:
                 with open(f"/proc/{pid}/statm") as handle:
                     total += int(handle.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")

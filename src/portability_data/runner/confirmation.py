@@ -1,0 +1,156 @@
+"""Confirmations: a failing subtest re-run alone in a fresh worker, and how that worker was made.
+
+A failing row counts as the framework's failure only if the subtest fails again with nothing run
+before it in its process (no earlier case, no framework cache, no compiled code). The fresh worker
+is forked from a process that has imported the framework and touched nothing else
+(`fork_worker`), or, where that process refuses (a thread that could hold a lock at the fork) or
+cannot start, spawned as a new interpreter as the runner's workers are. Both are alone; forking
+skips the import (seconds per confirmation, most of its cost). Each verdict journals which it was
+(`worker`: fork or spawn) and the forking process's native thread count.
+
+Each thread of the confirming pool keeps its own forking process and replaces it after a timeout
+or a memory kill (those take the whole process group down).
+"""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+from typing import Any
+
+from portability_data.runner.spec import Paths, RunSpec
+from portability_data.runner.worker_process import (
+    FORK_WORKER_MODULE,
+    WORKER_MODULE,
+    Worker,
+    WorkerDied,
+    WorkerOverMemory,
+    describe_exit,
+    ready_timeout,
+)
+
+METHODS = ("fork", "spawn")
+
+
+class AloneRunner:
+    """Runs one subtest at a time, each in a fresh worker; safe to share across a thread pool."""
+
+    def __init__(
+        self, spec: RunSpec, paths: Paths, scratch: Path, log_path: Path, method: str = "fork"
+    ) -> None:
+        if method not in METHODS:
+            raise ValueError(f"unknown confirmation method {method!r}; use one of {', '.join(METHODS)}")
+        self.spec, self.paths, self.scratch, self.log_path = spec, paths, scratch, log_path
+        self.method = method
+        self._local = threading.local()
+        self._forkers: list[Worker] = []
+        self._lock = threading.Lock()
+        self.fork_refused: str | None = None  # why forking fell back to spawning, once it did
+
+    def run(self, test_id: str) -> dict[str, Any]:
+        """{outcome, error_type, worker, native_threads} of the subtest run by itself."""
+        forker = self._forker() if self.method == "fork" else None
+        if forker is None:
+            outcome, error_type = self._spawned(test_id)
+            return {"outcome": outcome, "error_type": error_type, "worker": "spawn", "native_threads": None}
+        worker, threads = forker
+        outcome, error_type = self._forked(worker, test_id)
+        return {"outcome": outcome, "error_type": error_type, "worker": "fork", "native_threads": threads}
+
+    def close(self) -> None:
+        with self._lock:
+            for worker in self._forkers:
+                worker.stop()
+            self._forkers.clear()
+
+    def _start(self, module: str) -> tuple[Worker, dict[str, Any] | None, str]:
+        """A worker of `module` and its first event if it is `ready` (else None and why)."""
+        worker = Worker(self.spec, self.paths, self.scratch, self.log_path, module=module)
+        try:
+            first = worker.next_event(timeout=ready_timeout(self.spec))
+        except (WorkerDied, WorkerOverMemory) as exc:
+            worker.kill()
+            return worker, None, str(exc)
+        if first is None or first.get("event") != "ready":
+            worker.kill()
+            return worker, None, (first or {}).get("error") or "no answer"
+        return worker, first, ""
+
+    def _forker(self) -> tuple[Worker, int] | None:
+        """This thread's forking process (started if it has none or it ended); None: spawn."""
+        if self.fork_refused is not None:
+            return None
+        current = getattr(self._local, "forker", None)
+        if current is not None and current[0].process.poll() is None:
+            return current
+        worker, ready, why = self._start(FORK_WORKER_MODULE)
+        if ready is None:
+            self.fork_refused = why
+            return None
+        self._local.forker = (worker, int(ready.get("native_threads", -1)))
+        with self._lock:
+            self._forkers.append(worker)
+        return self._local.forker
+
+    def _discard_forker(self) -> None:
+        worker, _ = self._local.forker
+        worker.kill()
+        self._local.forker = None
+        with self._lock:
+            if worker in self._forkers:
+                self._forkers.remove(worker)
+
+    def _forked(self, worker: Worker, test_id: str) -> tuple[str, str | None]:
+        """The child's result events, then its exit: a child that died before `done` crashed."""
+        worker.send({"select": [str(self.paths.repo_root / test_id)]})
+        outcome: tuple[str, str | None] = ("unknown", None)
+        finished = False
+        try:
+            while True:
+                event = worker.next_event(timeout=self.spec.timeout_s)
+                if event is None:
+                    self._discard_forker()
+                    return ("timeout", "Timeout")
+                kind = event.get("event")
+                if kind == "result" and event.get("when") != "collect":
+                    outcome = (event["outcome"], event.get("error_type"))
+                elif kind == "result":
+                    outcome, finished = ("error", event.get("error_type")), True
+                elif kind in ("done", "internal"):
+                    finished = True
+                elif kind == "fatal":  # the child found no device: says nothing of the subtest
+                    outcome, finished = ("unknown", event.get("error")), True
+                elif kind == "exited":
+                    code = event.get("returncode")
+                    return outcome if finished or code == 0 else ("crashed", describe_exit(code))
+        except WorkerDied as died:  # the forking process itself went: not the subtest's doing
+            self._discard_forker()
+            return ("unknown", f"forking worker ended ({describe_exit(died.returncode)})")
+        except WorkerOverMemory:
+            self._discard_forker()
+            return ("memory", "MemoryCapExceeded")
+
+    def _spawned(self, test_id: str) -> tuple[str, str | None]:
+        """The subtest in a new interpreter, killed afterwards."""
+        worker, ready, why = self._start(WORKER_MODULE)
+        if ready is None:
+            return ("unknown", f"worker did not start: {why}")
+        try:
+            worker.send({"select": [str(self.paths.repo_root / test_id)]})
+            outcome: tuple[str, str | None] = ("unknown", None)
+            while True:
+                event = worker.next_event(timeout=self.spec.timeout_s)
+                if event is None:
+                    return ("timeout", "Timeout")
+                if event.get("event") == "result" and event.get("when") != "collect":
+                    outcome = (event["outcome"], event.get("error_type"))
+                elif event.get("event") == "result":
+                    return ("error", event.get("error_type"))
+                elif event.get("event") in ("done", "internal"):
+                    return outcome
+        except WorkerDied as died:
+            return ("crashed", describe_exit(died.returncode))
+        except WorkerOverMemory:
+            return ("memory", "MemoryCapExceeded")
+        finally:
+            worker.kill()
