@@ -299,6 +299,45 @@ def example_rows() -> dict[str, list[dict]]:
                 "finding": None,
             }
         ],
+        "crossframework": [
+            {
+                "name": "arccos",
+                "reference": "numpy.arccos",
+                "dtype": "int8",
+                "device": "cpu",
+                "mode": "eager",
+                "framework": framework,
+                "framework_version": version,
+                "function": function,
+                "origin": origin,
+                "run_id": f"{framework}-cpu-eager-census-1",
+                "status": status,
+                "samples": 7,
+                "samples_failed": failed,
+                "oracle": "numpy",
+                "max_abs_error": 0.0,
+                "max_rel_error": 0.0,
+                "error_type": error_type,
+                "error_message": None,
+                "frameworks": 2,
+                "agreement": "disagree",
+                "stands_apart": apart,
+                "rel_error_spread": 0.0,
+            }
+            for framework, version, function, origin, status, failed, error_type, apart in [
+                ("jax", "0.10.2", "jax.numpy.arccos", "numpy", "works", 0, None, None),
+                (
+                    "tensorflow",
+                    "2.21.0",
+                    "tensorflow.experimental.numpy.arccos",
+                    "tnp",
+                    "fails",
+                    7,
+                    "NotFoundError",
+                    "alone_fails",
+                ),
+            ]
+        ],
     }
 
 
@@ -362,3 +401,27 @@ def latency_row(
         "reference_latency_ms": reference_ms,
         "ratio": ms / reference_ms if reference_ms else None,
     }
+
+
+def census_checkout(root: Path, framework: str, wanted: dict[str, dict[str, list[str]]]) -> Path:
+    """A scratch checkout for a real census run: the real harness conftest, the framework's real
+    census module of each origin in `wanted`, and its committed manifest cut down to the given
+    entries, each with the given dtypes (origin -> entry -> dtypes; an origin with none is left out)."""
+    import shutil
+
+    import yaml
+
+    census = REPO_ROOT / "cases" / framework / "census"
+    folder = root / "cases" / framework / "census"
+    folder.mkdir(parents=True)
+    shutil.copy(REPO_ROOT / "cases" / "conftest.py", root / "cases" / "conftest.py")
+    for origin, entries in wanted.items():
+        if not entries:
+            continue
+        shutil.copy(census / f"test_{origin}.py", folder / f"test_{origin}.py")
+        manifest = yaml.safe_load((census / f"{origin}.yaml").read_text())
+        manifest["entries"] = [
+            {**e, "dtypes": entries[e["entry"]]} for e in manifest["entries"] if e["entry"] in entries
+        ]
+        (folder / f"{origin}.yaml").write_text(yaml.safe_dump(manifest, sort_keys=False))
+    return root

@@ -8,7 +8,6 @@ import hashlib
 import importlib.util
 import json
 import math
-import shutil
 from dataclasses import asdict
 from pathlib import Path
 
@@ -26,7 +25,7 @@ from portability_data.runner.spec import Paths, RunError, RunSpec
 from portability_data.runner.supervisor import run
 from portability_data.tables.contracts import is_census_case
 from portability_data.tables.tableio import read_table, write_table
-from tests.conftest import REPO_ROOT
+from tests.conftest import REPO_ROOT, census_checkout
 
 CENSUS = REPO_ROOT / "cases" / "torch" / "census"
 
@@ -161,21 +160,11 @@ def census_repo(
     modules: dict[str, list[str]] | None = None,
     optimizers: dict[str, list[str]] | None = None,
 ) -> Path:
-    """A scratch checkout with the real harness conftest, the real census modules and manifests cut
-    down to `entries` (OpInfo entry -> dtypes) and `modules` (ModuleInfo entry -> dtypes)."""
-    (root / "cases" / "torch" / "census").mkdir(parents=True)
-    shutil.copy(REPO_ROOT / "cases" / "conftest.py", root / "cases" / "conftest.py")
-    for origin, wanted in (("opinfo", entries), ("module", modules or {}), ("optimizer", optimizers or {})):
-        if not wanted:
-            continue
-        shutil.copy(CENSUS / f"test_{origin}.py", root / "cases" / "torch" / "census" / f"test_{origin}.py")
-        manifest = yaml.safe_load((CENSUS / f"{origin}.yaml").read_text())
-        manifest["entries"] = [
-            {**e, "dtypes": wanted[e["entry"]]} for e in manifest["entries"] if e["entry"] in wanted
-        ]
-        target = root / "cases" / "torch" / "census" / f"{origin}.yaml"
-        target.write_text(yaml.safe_dump(manifest, sort_keys=False))
-    return root
+    """A scratch checkout with the torch census cut down to `entries` (OpInfo entry -> dtypes),
+    `modules` (ModuleInfo) and `optimizers` (OptimizerInfo)."""
+    return census_checkout(
+        root, "torch", {"opinfo": entries, "module": modules or {}, "optimizer": optimizers or {}}
+    )
 
 
 def test_a_census_run_measures_each_pair_and_the_matrix_sets_it_beside_the_declarations(

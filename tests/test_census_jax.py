@@ -5,7 +5,6 @@ harnesses against eager)."""
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pyarrow.parquet as pq
@@ -16,7 +15,7 @@ from portability_data.runner.census_rows import census_rows
 from portability_data.runner.spec import Paths, RunSpec
 from portability_data.runner.supervisor import run
 from portability_data.tables.tableio import read_table
-from tests.conftest import REPO_ROOT
+from tests.conftest import REPO_ROOT, census_checkout
 
 CENSUS = REPO_ROOT / "cases" / "jax" / "census"
 API = REPO_ROOT / "data" / "api" / "api.parquet"
@@ -90,19 +89,8 @@ def gather_dtypes(manifest: dict) -> list[str]:
 
 
 def census_repo(root: Path, harnesses: dict[str, list[str]], numpy: dict[str, list[str]]) -> Path:
-    """A scratch checkout: the real harness conftest, the real JAX census modules, the manifests
-    cut down to the given entries and dtypes."""
-    folder = root / "cases" / "jax" / "census"
-    folder.mkdir(parents=True)
-    shutil.copy(REPO_ROOT / "cases" / "conftest.py", root / "cases" / "conftest.py")
-    for origin, wanted in (("harnesses", harnesses), ("numpy", numpy)):
-        shutil.copy(CENSUS / f"test_{origin}.py", folder / f"test_{origin}.py")
-        manifest = committed(origin)
-        manifest["entries"] = [
-            {**e, "dtypes": wanted[e["entry"]]} for e in manifest["entries"] if e["entry"] in wanted
-        ]
-        (folder / f"{origin}.yaml").write_text(yaml.safe_dump(manifest, sort_keys=False))
-    return root
+    """A scratch checkout with the jax census cut down to the given entries and dtypes."""
+    return census_checkout(root, "jax", {"harnesses": harnesses, "numpy": numpy})
 
 
 def test_an_eager_census_run_measures_each_pair(tmp_path: Path) -> None:

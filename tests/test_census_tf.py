@@ -30,7 +30,7 @@ from portability_data.runner.census_rows import census_rows
 from portability_data.runner.spec import Paths, RunSpec
 from portability_data.runner.supervisor import run
 from portability_data.tables.tableio import read_table
-from tests.conftest import REPO_ROOT
+from tests.conftest import REPO_ROOT, census_checkout
 
 CENSUS = REPO_ROOT / "cases" / "tensorflow" / "census"
 API = REPO_ROOT / "data" / "api" / "api.parquet"
@@ -176,19 +176,8 @@ def test_census_rows_name_one_node_per_entry_and_dtype() -> None:
 
 
 def census_repo(root: Path, tnp: dict[str, list[str]], mapped: dict[str, list[str]]) -> Path:
-    """A scratch checkout: the real harness conftest, the real TensorFlow census modules, the
-    manifests cut down to the given entries and dtypes."""
-    folder = root / "cases" / "tensorflow" / "census"
-    folder.mkdir(parents=True)
-    shutil.copy(REPO_ROOT / "cases" / "conftest.py", root / "cases" / "conftest.py")
-    for origin, wanted in (("tnp", tnp), ("mapped", mapped)):
-        shutil.copy(CENSUS / f"test_{origin}.py", folder / f"test_{origin}.py")
-        manifest = committed(origin)
-        manifest["entries"] = [
-            {**e, "dtypes": wanted[e["entry"]]} for e in manifest["entries"] if e["entry"] in wanted
-        ]
-        (folder / f"{origin}.yaml").write_text(yaml.safe_dump(manifest, sort_keys=False))
-    return root
+    """A scratch checkout with the tensorflow census cut down to the given entries and dtypes."""
+    return census_checkout(root, "tensorflow", {"tnp": tnp, "mapped": mapped})
 
 
 def run_census(root: Path, mode: str) -> tuple:
@@ -270,8 +259,6 @@ def test_declared_support_is_read_from_the_kernel_registry(tmp_path: Path) -> No
     no CPU kernel in this wheel at all (GPU only)."""
     from portability_data.pipeline.census_harvest_tf import tf_declared_rows
 
-    folder = tmp_path / "census"
-    folder.mkdir()
     wanted = {
         "tnp": {"add": ["float32"]},
         "mapped": {
@@ -281,13 +268,7 @@ def test_declared_support_is_read_from_the_kernel_registry(tmp_path: Path) -> No
             "signal.rfftnd": ["float32"],
         },
     }
-    for origin, entries in wanted.items():
-        shutil.copy(CENSUS / f"test_{origin}.py", folder / f"test_{origin}.py")
-        manifest = committed(origin)
-        manifest["entries"] = [
-            {**e, "dtypes": entries[e["entry"]]} for e in manifest["entries"] if e["entry"] in entries
-        ]
-        (folder / f"{origin}.yaml").write_text(yaml.safe_dump(manifest, sort_keys=False))
+    folder = census_checkout(tmp_path, "tensorflow", wanted) / "cases" / "tensorflow" / "census"
     rows = tf_declared_rows(read_table("api", API), folder)
     schema = yaml.safe_load((REPO_ROOT / "schemas" / "declared.yaml").read_text())
     assert list(rows.columns) == list(schema["columns"])
@@ -311,3 +292,14 @@ def test_declared_support_is_read_from_the_kernel_registry(tmp_path: Path) -> No
     assert set(rows["origin"]) == {"tnp", "mapped"} and set(rows["framework"]) == {"tensorflow"}
     sin = rows[rows["entry"] == "math.sin"].iloc[0]
     assert sin["function"] == "tensorflow.math.sin" and sin["source"].endswith("traced on edge float32")
+
+
+def test_tf_compiled_mode_is_held_to_what_xla_cpu_registers() -> None:
+    """tf.function(jit_compile=True) runs XLA's CPU kernels: its pairs are set beside the XLA_CPU_JIT
+    registrations, eager ones beside the CPU kernels; other frameworks keep their device names."""
+    from portability_data.pipeline.support_matrix import declared_device_type
+
+    assert declared_device_type("tensorflow", "cpu", "compiled") == "xla_cpu"
+    assert declared_device_type("tensorflow", "cpu", "eager") == "cpu"
+    assert declared_device_type("torch", "gpu", "compiled") == "cuda"
+    assert declared_device_type("jax", "tpu", "eager") == "tpu"

@@ -281,9 +281,8 @@ def test_a_failure_that_passes_alone_is_order_dependent_and_a_real_one_confirmed
     child's signal, not the forking process's)."""
     import pyarrow.parquet as pq
 
-    from portability_data.runner.journal import Journal
-
     from portability_data.pipeline.aggregate import aggregate
+    from portability_data.runner.journal import Journal
     from portability_data.tables.tableio import read_table
 
     case_repo.add(

@@ -22,6 +22,7 @@ STAGE_ENTRY = {
     "run": "pipeline.run_stage",
     "census": "pipeline.run_stage",
     "support_matrix": "pipeline.support_matrix",
+    "crossframework": "pipeline.crossframework",
     "aggregate": "pipeline.aggregate",
     "reproduce": "pipeline.reproduction",
     "report": "report.build",

@@ -26,6 +26,7 @@ CONFIG_FILES: dict[str, str] = {
     "reproduction": "reproduction/*.parquet",
     "declared": "declared/*.parquet",
     "support_matrix": "census/support_matrix.parquet",
+    "crossframework": "census/crossframework.parquet",
 }
 DEFAULT_CONFIG = "results"
 HUB_REPO_ID = "portability-bench/portability"
@@ -111,6 +112,9 @@ TABLE_PURPOSE = {
     "support_matrix": "The census: per function entry x dtype x setting, whether it works on the framework's "
     "own sample inputs (samples run and failed, deviation from the oracle), beside what the framework "
     "declares for that device type and dtype.",
+    "crossframework": "One NumPy function name, the same inputs, every framework: per name x dtype x setting "
+    "measured in two frameworks or more, each framework's status and deviation from NumPy, whether they "
+    "agree and which one stands apart.",
 }
 
 

@@ -14,7 +14,6 @@ own packages left out). After the first fetch nothing touches the network.
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import os
 import re
@@ -27,6 +26,8 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import NamedTuple
+
+from portability_data.tables.atomic import file_sha256
 
 log = logging.getLogger(__name__)
 
@@ -136,15 +137,6 @@ def load_manifest(path: Path = DEFAULT_MANIFEST) -> list[PinnedPackage]:
         return parse_manifest(yaml.safe_load(handle), str(path))
 
 
-def sha256_of(path: Path) -> str:
-    """The sha256 of a file, read in chunks."""
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for chunk in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(chunk)
-    return digest.hexdigest()
-
-
 Download = Callable[[PinnedPackage, Path], None]
 
 
@@ -221,7 +213,7 @@ def fetch_all(
 
 
 def _verify(package: PinnedPackage, path: Path, downloaded: bool = False) -> None:
-    actual = sha256_of(path)
+    actual = file_sha256(path)
     if actual != package.sha256 and downloaded:
         raise CorpusArchiveError(
             f"{package.repo_name}: the index served {package.filename} with sha256 {actual}, but "

@@ -28,7 +28,20 @@ from portability_data.tables.contracts import is_census_case
 DEVICE_TYPES = {
     "torch": {"cpu": "cpu", "gpu": "cuda", "mps": "mps", "tpu": "xla"},
     "jax": {"cpu": "cpu", "gpu": "gpu", "tpu": "tpu"},
+    "tensorflow": {"cpu": "cpu", "gpu": "gpu", "tpu": "tpu"},
 }
+# Where a mode runs other kernels than eager on the same device: tf.function(jit_compile=True)
+# runs XLA's CPU kernels, so TensorFlow's XLA_CPU registrations are what it declares there.
+MODE_DEVICE_TYPES = {("tensorflow", "cpu", "compiled"): "xla_cpu"}
+
+
+def declared_device_type(framework: str, device: str, mode: str) -> str:
+    """The declared table's device type whose declarations apply to a setting."""
+    if (framework, device, mode) in MODE_DEVICE_TYPES:
+        return MODE_DEVICE_TYPES[(framework, device, mode)]
+    return DEVICE_TYPES.get(framework, {}).get(device, device)
+
+
 FAULTS = {"timeout", "crashed", "memory", "error", "unknown"}
 VALUES_OFF = "ValuesOffOracle"  # runner/oracle.py: the first failing sample ran but was off the oracle
 MEASURED = ("samples", "samples_failed", "oracle", "max_abs_error", "max_rel_error", "error_type")
@@ -112,7 +125,7 @@ def support_matrix(
     rows = []
     for row in frame.to_dict("records"):
         origin = row["case_id"].split(".")[2]
-        device_type = DEVICE_TYPES.get(row["framework"], {}).get(row["device"], row["device"])
+        device_type = declared_device_type(row["framework"], row["device"], row["mode"])
         declared_dtype = dtype_status.get((origin, row["entry"], device_type, row["dtype"]))
         declared_failures = sum(
             failures.get((origin, row["entry"], kind, dtype), 0)

@@ -330,7 +330,9 @@ def census_section(data_dir: Path) -> tuple[Section, dict[str, Any]] | None:
         "The census runs each framework's own test databases through the same harness, one subtest per "
         "entry x dtype, every dtype the entry knows of on any device: PyTorch's OpInfo, ModuleInfo and "
         "OptimizerInfo entries (`cases/torch/census/`), JAX's primitive harnesses and every jax.numpy "
-        "function with a NumPy namesake on the shared generator's inputs (`cases/jax/census/`). The "
+        "function with a NumPy namesake on the shared generator's inputs (`cases/jax/census/`), "
+        "tf.experimental.numpy on the same inputs and the rest of TensorFlow's numeric API through a "
+        "reviewed mapping (`cases/tensorflow/census/`). The "
         "oracle: the entry's reference where it has one (NumPy for OpInfo and jax.numpy, upstream's "
         "reference function for modules), eager for the compiled mode, under the per-dtype tolerances of "
         "params.yaml, at the less precise of the result's and the reference's dtypes (the rule of "
@@ -342,7 +344,9 @@ def census_section(data_dir: Path) -> tuple[Section, dict[str, Any]] | None:
         "the tolerance policy; kept apart from failures (the largest deviations are listed). Population "
         "vs sample: per usage decile of the leading corpus, the census's failing share over every "
         "measured function beside our curated cases' share over the study's sample (5 per decile) in the "
-        "same setting: how far the study's estimate is from the population it stands for."
+        "same setting: how far the study's estimate is from the population it stands for. Cross-framework: "
+        "one NumPy name on the same inputs in two frameworks or more (the `crossframework` table), each "
+        "held to NumPy; where their statuses differ, the framework that stands apart."
     )
     section = Section(
         "The census: every function the framework can feed itself",
@@ -361,6 +365,7 @@ def census_section(data_dir: Path) -> tuple[Section, dict[str, Any]] | None:
                 numpy_disagreements(matrix),
             ),
             ("The 2026 sample: functions with an outcome, by census or curated case", fresh),
+            *crossframework_tables(data_dir),
         ],
         [],
     )
@@ -371,6 +376,37 @@ def census_section(data_dir: Path) -> tuple[Section, dict[str, Any]] | None:
         "mean_abs_gap_population_vs_sample": _mean_gap(versus),
     }
     return section, metrics
+
+
+def crossframework_tables(data_dir: Path) -> list[tuple[str, pd.DataFrame]]:
+    """The cross-framework table's size per setting and its ten largest disagreements (none before
+    two frameworks measured one NumPy name)."""
+    from portability_data.pipeline.crossframework import GROUP, largest_disagreements
+
+    table = _optional(data_dir, "crossframework", "census/crossframework.parquet")
+    if table is None or table.empty:
+        return []
+    groups = table.drop_duplicates(GROUP)
+    size = (
+        groups.groupby(["device", "mode"])
+        .agg(
+            names=("name", "nunique"),
+            groups=("name", "size"),
+            disagree=("agreement", lambda a: int((a == "disagree").sum())),
+        )
+        .reset_index()
+    )
+    per_framework = (
+        table.groupby(["device", "mode", "framework"])["stands_apart"]
+        .value_counts()
+        .unstack(fill_value=0)
+        .reset_index()
+    )
+    return [
+        ("One NumPy name, the same inputs, several frameworks: names and groups per setting", size),
+        ("Who stands apart where frameworks disagree (groups per framework)", per_framework),
+        ("The ten largest cross-framework disagreements", largest_disagreements(table, 10)),
+    ]
 
 
 def _mean_gap(versus: pd.DataFrame) -> float | None:

@@ -1,4 +1,5 @@
-"""Atomic writes: a temp file in the target's folder, fsync, then rename (or link, for immutables).
+"""Atomic writes: a temp file in the target's folder, fsync, then rename (or link, for immutables);
+and the sha256 a written file is known by (submissions list it, pinned downloads are checked by it).
 
 Light on purpose (pyarrow only): the runner writes its shards with it on accelerator machines.
 """
@@ -6,6 +7,7 @@ Light on purpose (pyarrow only): the runner writes its shards with it on acceler
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import os
 import tempfile
 from collections.abc import Iterator
@@ -58,3 +60,12 @@ def atomic_write_arrow(path: Path, arrow_table: pa.Table, *, exclusive: bool = F
     with _landing(path, exclusive) as tmp:
         pq.write_table(arrow_table, tmp, compression="zstd")
     return Path(path)
+
+
+def file_sha256(path: Path) -> str:
+    """sha256 of the file's bytes, read in blocks (a shard or a wheel need not fit in memory)."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()

@@ -9,7 +9,15 @@ from __future__ import annotations
 
 import pyarrow as pa
 
-SCHEMA_VERSION = 5
+from portability_data.tables.arrow_fields import FLOAT64, INT64, STRING, described_field, table_schema
+from portability_data.tables.arrow_fields import SCHEMA_VERSION as SCHEMA_VERSION
+from portability_data.tables.census_contracts import AGREEMENTS as AGREEMENTS
+from portability_data.tables.census_contracts import CROSSFRAMEWORK, SUPPORT_MATRIX
+from portability_data.tables.census_contracts import DECLARED_DTYPE as DECLARED_DTYPE
+from portability_data.tables.census_contracts import FINDINGS as FINDINGS
+from portability_data.tables.census_contracts import STANDS_APART as STANDS_APART
+from portability_data.tables.census_contracts import SUPPORT_STATUSES as SUPPORT_STATUSES
+
 # Columns added since a schema version, all nullable: a file written at an older version is read
 # with these as nulls (additive evolution); any other difference is schema drift and an error.
 ADDED_SINCE: dict[int, dict[str, tuple[str, ...]]] = {
@@ -141,17 +149,8 @@ DECLARED_ASPECTS = ("forward", "backward", "error_inputs")
 # entry, an internal op namespace).
 UNMAPPED_REASONS = ("private_name", "not_in_api")
 
-_str = pa.string()
-_i64 = pa.int64()
-_f64 = pa.float64()
-
-
-def _field(name: str, type_: pa.DataType, nullable: bool, doc: str) -> pa.Field:
-    return pa.field(name, type_, nullable=nullable, metadata={"description": doc})
-
-
-def _schema(table: str, fields: list[pa.Field]) -> pa.Schema:
-    return pa.schema(fields, metadata={"table": table, "schema_version": str(SCHEMA_VERSION)})
+_str, _i64, _f64 = STRING, INT64, FLOAT64
+_field, _schema = described_field, table_schema
 
 
 API = _schema(
@@ -515,55 +514,6 @@ DECLARED = _schema(
     ],
 )
 
-# The census's support matrix: one row per function entry x dtype x setting of a census run.
-# works; partial / fails: some / all samples raised; deviates: ran, values off the oracle beyond the
-# tolerance policy (first failing sample); unconfirmed: failed or deviated, never confirmed alone
-# (its run was closed partial before the confirmations ended): not counted either way; the faults.
-SUPPORT_STATUSES = (
-    "works",
-    "partial",
-    "fails",
-    "deviates",
-    "unconfirmed",
-    "error",
-    "timeout",
-    "crashed",
-    "memory",
-    "unknown",
-)
-DECLARED_DTYPE = ("supported", "unsupported")
-FINDINGS = ("declared_unsupported_works", "declared_supported_fails")
-
-SUPPORT_MATRIX = _schema(
-    "support_matrix",
-    [
-        _field("framework", _str, False, "torch, tensorflow or jax"),
-        _field("framework_version", _str, False, "version the census ran on"),
-        _field("function", _str, False, "public qualified name the entry tests"),
-        _field("origin", _str, False, "the census source: opinfo, ..."),
-        _field("entry", _str, False, "the database entry (name.variant), e.g. linalg.svd"),
-        _field("case_id", _str, False, "census case id"),
-        _field("dtype", _str, False, "dtype of the samples"),
-        _field("device", _str, False, "cpu, gpu, tpu or mps"),
-        _field("device_model", _str, False, "hardware model"),
-        _field("mode", _str, False, "eager or compiled"),
-        _field("run_id", _str, False, "the census run (newest of its setting)"),
-        _field("status", _str, False, "works, partial/fails (some/all samples raised), deviates, a fault"),
-        _field("samples", _i64, True, "samples run (null: the generator raised before any ran)"),
-        _field("samples_failed", _i64, True, "samples that raised or left the tolerance"),
-        _field("oracle", _str, True, "reference (NumPy), eager, cpu or none"),
-        _field("max_abs_error", _f64, True, "largest absolute deviation from the oracle"),
-        _field("max_rel_error", _f64, True, "largest relative deviation from the oracle"),
-        _field("error_type", _str, True, "the first failing sample's exception"),
-        _field("failure_category", _str, True, "the study's category of that failure"),
-        _field("confirmation", _str, True, "confirmed, order_dependent, inconclusive (failing pairs)"),
-        _field("error_message", _str, True, "first lines of that failure: which input, how far off"),
-        _field("declared_dtype", _str, True, "dtype list of the device type: supported, unsupported"),
-        _field("declared_failures", _i64, False, "active skips, xfails for device type x dtype"),
-        _field("finding", _str, True, "declared_unsupported_works, declared_supported_fails (null: agree)"),
-    ],
-)
-
 TABLES: dict[str, pa.Schema] = {
     "api": API,
     "frequencies": FREQUENCIES,
@@ -577,6 +527,7 @@ TABLES: dict[str, pa.Schema] = {
     "reproduction": REPRODUCTION,
     "declared": DECLARED,
     "support_matrix": SUPPORT_MATRIX,
+    "crossframework": CROSSFRAMEWORK,
 }
 
 

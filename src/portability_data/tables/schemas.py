@@ -354,6 +354,42 @@ class SupportMatrixTable(_Table):
         return ~both | (frame["samples_failed"] <= frame["samples"])
 
 
+class CrossframeworkTable(_Table):
+    """One NumPy name x dtype x setting in two frameworks or more: each framework beside the others."""
+
+    name: Str = pa.Field(str_length={"min_value": 1})
+    reference: Str = pa.Field(str_matches=QUALIFIED_NAME)
+    dtype: Str = pa.Field(str_matches=r"^[a-z0-9_]+$")
+    device: Str = pa.Field(isin=c.DEVICES)
+    mode: Str = pa.Field(isin=c.MODES)
+    framework: Str = pa.Field(isin=c.FRAMEWORKS)
+    framework_version: Str = pa.Field(str_length={"min_value": 1})
+    function: Str = pa.Field(str_matches=QUALIFIED_NAME)
+    origin: Str = pa.Field(isin=c.CASE_ORIGINS)
+    run_id: Str = pa.Field(str_matches=IDENTIFIER)
+    status: Str = pa.Field(isin=c.SUPPORT_STATUSES)
+    samples: Int = pa.Field(ge=0, nullable=True)
+    samples_failed: Int = pa.Field(ge=0, nullable=True)
+    oracle: Str = pa.Field(nullable=True)
+    max_abs_error: Float = pa.Field(ge=0, nullable=True)
+    max_rel_error: Float = pa.Field(ge=0, nullable=True)
+    error_type: Str = pa.Field(nullable=True)
+    error_message: Str = pa.Field(nullable=True)
+    frameworks: Int = pa.Field(ge=2)
+    agreement: Str = pa.Field(isin=c.AGREEMENTS)
+    stands_apart: Str = pa.Field(isin=c.STANDS_APART, nullable=True)
+    rel_error_spread: Float = pa.Field(ge=0, nullable=True)
+
+    @pa.dataframe_check(error="one row per name, dtype, setting and framework")
+    def one_row_per_framework(cls, frame: pd.DataFrame) -> pd.Series:
+        return ~frame.duplicated(["name", "dtype", "device", "mode", "framework"], keep=False)
+
+    @pa.dataframe_check(error="frameworks must count the group's rows")
+    def frameworks_counts_the_group(cls, frame: pd.DataFrame) -> pd.Series:
+        counted = frame.groupby(["name", "dtype", "device", "mode"])["framework"].transform("count")
+        return frame["frameworks"] == counted
+
+
 MODELS: dict[str, type[_Table]] = {
     "api": ApiTable,
     "frequencies": FrequenciesTable,
@@ -367,6 +403,7 @@ MODELS: dict[str, type[_Table]] = {
     "reproduction": ReproductionTable,
     "declared": DeclaredTable,
     "support_matrix": SupportMatrixTable,
+    "crossframework": CrossframeworkTable,
 }
 
 

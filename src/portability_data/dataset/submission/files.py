@@ -6,9 +6,10 @@ Needs nothing beyond the standard library, so `package` stays light (pyarrow onl
 
 from __future__ import annotations
 
-import hashlib
 import re
 from pathlib import Path
+
+from portability_data.tables.atomic import file_sha256 as file_sha256
 
 MAGIC = b"PAR1"  # a Parquet file starts and ends with it; anything else is refused unread
 TABLE_FOLDERS = ("results", "runs")  # <submission>/<table>/<source>/<run_id>.parquet, as under data/
@@ -34,12 +35,3 @@ def parquet_magic_problem(path: Path) -> str | None:
     if size < 12 or head != MAGIC or tail != MAGIC:
         return f"not plain Parquet (starts {head!r}, ends {tail!r}; Parquet starts and ends with b'PAR1')"
     return None
-
-
-def file_sha256(path: Path) -> str:
-    """sha256 of the file's bytes, read in blocks."""
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()

@@ -1,0 +1,156 @@
+"""The cross-framework table: one NumPy function name, the same inputs, every framework beside
+the others.
+
+The census modules that hold a framework's NumPy namesakes to NumPy (jax.numpy: origin `numpy`;
+tf.experimental.numpy: `tnp`; PyTorch's namesakes once a census module measures them) draw their
+inputs from runner/generator.py, seeded by the NumPy name, the dtype and the input kind: for one
+name and dtype every framework gets the same arrays, and NumPy's answer on them is the common
+reference. This stage takes their support-matrix rows and keeps the (name, dtype, device, mode)
+groups measured in two frameworks or more, one row per framework, with the group's verdict:
+whether the frameworks agree (same status) and, where not, which one stands apart.
+
+Deviations here are each framework's from NumPy on the same inputs; two frameworks within
+tolerance of NumPy are within twice that of each other, and `rel_error_spread` (the largest minus
+the smallest framework's relative error in the group) says how differently they round. A direct
+framework-to-framework difference needs their outputs side by side, which no run keeps (each
+framework runs in its own worker): DATASET_CARD.md says so.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+# Census origins whose entries are NumPy names on the shared generator's inputs.
+NUMPY_NAMESAKES = {"jax": ("numpy",), "tensorflow": ("tnp",)}
+WORKING = ("works",)
+GROUP = ["name", "dtype", "device", "mode"]
+COLUMNS = [
+    "name",
+    "reference",
+    "dtype",
+    "device",
+    "mode",
+    "framework",
+    "framework_version",
+    "function",
+    "origin",
+    "run_id",
+    "status",
+    "samples",
+    "samples_failed",
+    "oracle",
+    "max_abs_error",
+    "max_rel_error",
+    "error_type",
+    "error_message",
+    "frameworks",
+    "agreement",
+    "stands_apart",
+    "rel_error_spread",
+]
+
+
+def namesake_rows(matrix: pd.DataFrame) -> pd.DataFrame:
+    """The support-matrix rows of NumPy namesakes (every framework's), named by NumPy's name."""
+    keep = [
+        origin in NUMPY_NAMESAKES.get(framework, ())
+        for framework, origin in zip(matrix["framework"], matrix["origin"], strict=True)
+    ]
+    rows = matrix[keep].copy()
+    rows["name"] = rows["entry"]
+    rows["reference"] = "numpy." + rows["entry"]
+    return rows
+
+
+def _apart(statuses: pd.Series) -> pd.Series:
+    """Per framework of a group that disagrees: `alone_fails` (it does not work where all the
+    others do), `alone_works` (it works where none of the others does), else null."""
+    working = statuses.isin(WORKING)
+    apart = pd.Series([None] * len(statuses), index=statuses.index, dtype=object)
+    if working.sum() == len(statuses) - 1:
+        apart[~working] = "alone_fails"
+    elif working.sum() == 1 and len(statuses) > 2:
+        apart[working] = "alone_works"
+    elif working.sum() == 1:  # two frameworks, one works: the other is the one apart
+        apart[~working] = "alone_fails"
+    return apart
+
+
+def crossframework(matrix: pd.DataFrame) -> pd.DataFrame:
+    """The cross-framework table of a support matrix (empty when fewer than two frameworks)."""
+    from portability_data.tables.tableio import empty_frame
+
+    if not len(matrix):
+        return empty_frame("crossframework")
+    rows = namesake_rows(matrix)
+    counts = rows.groupby(GROUP)["framework"].transform("nunique")
+    rows = rows[counts >= 2].copy()
+    if not len(rows):
+        return empty_frame("crossframework")
+    rows["frameworks"] = rows.groupby(GROUP)["framework"].transform("nunique").astype("int64")
+    same = rows.groupby(GROUP)["status"].transform("nunique") == 1
+    rows["agreement"] = np.where(same, "agree", "disagree")
+    rows["stands_apart"] = None
+    for _, group in rows[~same].groupby(GROUP):
+        rows.loc[group.index, "stands_apart"] = _apart(group["status"])
+    finite = rows["max_rel_error"].where(np.isfinite(rows["max_rel_error"].astype(float)))
+    spread = finite.groupby([rows[c] for c in GROUP]).transform(lambda s: s.max() - s.min())
+    counted = finite.groupby([rows[c] for c in GROUP]).transform("count")
+    rows["rel_error_spread"] = spread.where(counted >= 2)
+    return rows[COLUMNS].sort_values([*GROUP, "framework"], ignore_index=True)
+
+
+def largest_disagreements(table: pd.DataFrame, limit: int = 10) -> pd.DataFrame:
+    """The groups where frameworks part most: first those whose statuses differ (by how many
+    samples failed in the framework apart), then the widest relative-error spreads."""
+    if not len(table):
+        return pd.DataFrame(columns=[*GROUP, "statuses", "rel_error_spread", "apart"])
+    summary = []
+    for key, group in table.groupby(GROUP):
+        statuses = ", ".join(f"{f} {s}" for f, s in zip(group["framework"], group["status"], strict=True))
+        apart = group.dropna(subset=["stands_apart"])
+        first = apart.iloc[0] if len(apart) else None
+        summary.append(
+            {
+                **dict(zip(GROUP, key, strict=True)),
+                "statuses": statuses,
+                "disagree": group["agreement"].iloc[0] == "disagree",
+                "failed": float(group["samples_failed"].fillna(0).max()),
+                "rel_error_spread": group["rel_error_spread"].iloc[0],
+                "apart": None if first is None else f"{first['framework']} {first['stands_apart']}",
+                "message": None if first is None else first["error_message"],
+            }
+        )
+    frame = pd.DataFrame(summary)
+    frame["_spread"] = frame["rel_error_spread"].fillna(-1.0)
+    order = ["disagree", "failed", "_spread", "name"]
+    frame = frame.sort_values(order, ascending=[False, False, False, True])
+    return frame.drop(columns="_spread").head(limit).reset_index(drop=True)
+
+
+def summary_lines(table: pd.DataFrame) -> list[str]:
+    if not len(table):
+        return ["no NumPy name measured in two frameworks yet"]
+    groups = table.drop_duplicates(GROUP)
+    lines = [
+        f"{table['name'].nunique()} NumPy names in two frameworks or more; {len(groups)} name x dtype x "
+        f"setting groups, {int((groups['agreement'] == 'disagree').sum())} of them disagreeing"
+    ]
+    for (device, mode), group in groups.groupby(["device", "mode"]):
+        lines.append(
+            f"  {device}/{mode}: {group['name'].nunique()} names, {len(group)} groups, "
+            f"{int((group['agreement'] == 'disagree').sum())} disagree"
+        )
+    return lines
+
+
+def run_crossframework(matrix_path: Path, out: Path) -> list[str]:
+    """The `crossframework` stage: the support matrix in, the cross-framework table out."""
+    from portability_data.tables.tableio import read_table, write_table
+
+    table = crossframework(read_table("support_matrix", Path(matrix_path)))
+    write_table("crossframework", table, out)
+    return [*summary_lines(table), f"-> {out}"]

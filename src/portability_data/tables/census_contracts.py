@@ -1,0 +1,104 @@
+"""The census's table contracts: the support matrix and the cross-framework table (pyarrow only;
+`contracts` holds them in its TABLES beside the others)."""
+
+from __future__ import annotations
+
+from portability_data.tables.arrow_fields import FLOAT64 as _f64
+from portability_data.tables.arrow_fields import INT64 as _i64
+from portability_data.tables.arrow_fields import STRING as _str
+from portability_data.tables.arrow_fields import described_field as _field
+from portability_data.tables.arrow_fields import table_schema as _schema
+
+# The census's support matrix: one row per function entry x dtype x setting of a census run.
+# works; partial / fails: some / all samples raised; deviates: ran, values off the oracle beyond the
+# tolerance policy (first failing sample); unconfirmed: failed or deviated, never confirmed alone
+# (its run was closed partial before the confirmations ended): not counted either way; the faults.
+SUPPORT_STATUSES = (
+    "works",
+    "partial",
+    "fails",
+    "deviates",
+    "unconfirmed",
+    "error",
+    "timeout",
+    "crashed",
+    "memory",
+    "unknown",
+)
+DECLARED_DTYPE = ("supported", "unsupported")
+FINDINGS = ("declared_unsupported_works", "declared_supported_fails")
+
+SUPPORT_MATRIX = _schema(
+    "support_matrix",
+    [
+        _field("framework", _str, False, "torch, tensorflow or jax"),
+        _field("framework_version", _str, False, "version the census ran on"),
+        _field("function", _str, False, "public qualified name the entry tests"),
+        _field("origin", _str, False, "the census source: opinfo, ..."),
+        _field("entry", _str, False, "the database entry (name.variant), e.g. linalg.svd"),
+        _field("case_id", _str, False, "census case id"),
+        _field("dtype", _str, False, "dtype of the samples"),
+        _field("device", _str, False, "cpu, gpu, tpu or mps"),
+        _field("device_model", _str, False, "hardware model"),
+        _field("mode", _str, False, "eager or compiled"),
+        _field("run_id", _str, False, "the census run (newest of its setting)"),
+        _field("status", _str, False, "works, partial/fails (some/all samples raised), deviates, a fault"),
+        _field("samples", _i64, True, "samples run (null: the generator raised before any ran)"),
+        _field("samples_failed", _i64, True, "samples that raised or left the tolerance"),
+        _field("oracle", _str, True, "reference (NumPy), eager, cpu or none"),
+        _field("max_abs_error", _f64, True, "largest absolute deviation from the oracle"),
+        _field("max_rel_error", _f64, True, "largest relative deviation from the oracle"),
+        _field("error_type", _str, True, "the first failing sample's exception"),
+        _field("failure_category", _str, True, "the study's category of that failure"),
+        _field("confirmation", _str, True, "confirmed, order_dependent, inconclusive (failing pairs)"),
+        _field("error_message", _str, True, "first lines of that failure: which input, how far off"),
+        _field("declared_dtype", _str, True, "dtype list of the device type: supported, unsupported"),
+        _field("declared_failures", _i64, False, "active skips, xfails for device type x dtype"),
+        _field("finding", _str, True, "declared_unsupported_works, declared_supported_fails (null: agree)"),
+    ],
+)
+
+# The cross-framework table: a NumPy name x dtype x setting measured in two frameworks or more on
+# the shared generator's inputs, one row per framework (pipeline/crossframework.py).
+AGREEMENTS = ("agree", "disagree")
+STANDS_APART = ("alone_fails", "alone_works")
+
+CROSSFRAMEWORK = _schema(
+    "crossframework",
+    [
+        _field("name", _str, False, "NumPy's name of the function, e.g. arccos, linalg.svd"),
+        _field("reference", _str, False, "the NumPy function every framework is held to, e.g. numpy.arccos"),
+        _field("dtype", _str, False, "dtype of the inputs (the same arrays in every framework)"),
+        _field("device", _str, False, "cpu, gpu, tpu or mps"),
+        _field("mode", _str, False, "eager or compiled"),
+        _field("framework", _str, False, "torch, tensorflow or jax"),
+        _field("framework_version", _str, False, "version the census ran on"),
+        _field("function", _str, False, "the framework's function, e.g. jax.numpy.arccos"),
+        _field("origin", _str, False, "its census source: numpy (jax.numpy), tnp (tf.experimental.numpy)"),
+        _field("run_id", _str, False, "the census run the row comes from"),
+        _field("status", _str, False, "the support matrix's status: works, partial, fails, deviates, ..."),
+        _field("samples", _i64, True, "samples run"),
+        _field("samples_failed", _i64, True, "samples that raised or left the tolerance"),
+        _field("oracle", _str, True, "numpy, or numpy_32bit (JAX without x64: NumPy given what JAX ran)"),
+        _field("max_abs_error", _f64, True, "largest absolute deviation from NumPy"),
+        _field("max_rel_error", _f64, True, "largest relative deviation from NumPy"),
+        _field("error_type", _str, True, "the first failing sample's exception"),
+        _field("error_message", _str, True, "first lines of that failure: which input, how far off"),
+        _field("frameworks", _i64, False, "frameworks measured for this name, dtype and setting"),
+        _field("agreement", _str, False, "agree (every framework has the same status) or disagree"),
+        _field(
+            "stands_apart",
+            _str,
+            True,
+            "where they disagree: alone_fails (it does not work where the others do), alone_works "
+            "(it works where the others do not); null: agree, or no single one apart",
+        ),
+        _field(
+            "rel_error_spread",
+            _f64,
+            True,
+            "the group's largest minus smallest finite max_rel_error (how differently they round; "
+            "null: fewer than two finite)",
+        ),
+    ],
+)

@@ -1,0 +1,110 @@
+"""The cross-framework table (issue 21): one NumPy name, the same inputs, each framework beside the
+others."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+import pytest
+import yaml
+
+from portability_data.pipeline.crossframework import crossframework, largest_disagreements, run_crossframework
+from portability_data.tables.tableio import read_table, write_table
+from tests.conftest import REPO_ROOT
+
+
+def matrix_row(framework: str, origin: str, entry: str, dtype: str, status: str, **measured) -> dict:
+    """A support-matrix row as the support_matrix stage writes it."""
+    prefix = {"jax": "jax.numpy", "tensorflow": "tensorflow.experimental.numpy", "torch": "torch"}[framework]
+    failed = {"works": 0, "fails": 7, "partial": 3, "deviates": 1}.get(status, 0)
+    return {
+        "framework": framework,
+        "framework_version": {"jax": "0.10.2", "tensorflow": "2.21.0", "torch": "2.13.0"}[framework],
+        "function": f"{prefix}.{entry}",
+        "origin": origin,
+        "entry": entry,
+        "case_id": f"{framework}.census.{origin}.{entry.replace('.', '_')}",
+        "dtype": dtype,
+        "device": "cpu",
+        "device_model": "AMD EPYC",
+        "mode": "eager",
+        "run_id": f"{framework}-cpu-eager-census-1",
+        "status": status,
+        "samples": 7,
+        "samples_failed": failed,
+        "oracle": "numpy",
+        "max_abs_error": measured.get("abs_error", 0.0),
+        "max_rel_error": measured.get("rel_error", 0.0),
+        "error_type": None if status == "works" else "NotFoundError",
+        "failure_category": None,
+        "confirmation": None if status == "works" else "confirmed",
+        "error_message": None if status == "works" else f"input edge (9,) {dtype}: no kernel",
+        "declared_dtype": None,
+        "declared_failures": 0,
+        "finding": None,
+    }
+
+
+def test_one_name_in_two_frameworks_is_set_side_by_side_and_the_one_apart_named(tmp_path: Path) -> None:
+    matrix = pd.DataFrame(
+        [
+            matrix_row("jax", "numpy", "arccos", "int8", "works"),
+            matrix_row("tensorflow", "tnp", "arccos", "int8", "fails"),
+            matrix_row("jax", "numpy", "add", "float32", "works", rel_error=1e-7),
+            matrix_row("tensorflow", "tnp", "add", "float32", "works", rel_error=4e-7),
+            matrix_row("jax", "numpy", "linalg.svd", "float32", "works"),  # one framework only: left out
+            matrix_row("torch", "opinfo", "add", "float32", "fails"),  # not a NumPy namesake census
+            matrix_row("jax", "harnesses", "add", "float32", "fails"),
+        ]
+    )
+    table = crossframework(matrix)
+    assert sorted(table["name"].unique()) == ["add", "arccos"]
+    assert set(table["framework"]) == {"jax", "tensorflow"} and (table["frameworks"] == 2).all()
+    arccos = table[table["name"] == "arccos"].set_index("framework")
+    assert list(arccos["agreement"]) == ["disagree", "disagree"]
+    assert arccos.loc["tensorflow", "stands_apart"] == "alone_fails"
+    assert pd.isna(arccos.loc["jax", "stands_apart"]) and arccos.loc["jax", "reference"] == "numpy.arccos"
+    add = table[table["name"] == "add"]
+    assert set(add["agreement"]) == {"agree"} and add["stands_apart"].isna().all()
+    assert add["rel_error_spread"].iloc[0] == pytest.approx(3e-7)
+    top = largest_disagreements(table)
+    assert list(top["name"]) == ["arccos", "add"] and top["apart"].iloc[0] == "tensorflow alone_fails"
+
+    # the stage writes it through the contract, and the contract refuses a miscounted group
+    source = tmp_path / "support_matrix.parquet"
+    write_table("support_matrix", matrix, source)
+    out = tmp_path / "crossframework.parquet"
+    lines = run_crossframework(source, out)
+    assert lines[0].startswith("2 NumPy names in two frameworks or more; 2 name x dtype x setting groups")
+    assert len(read_table("crossframework", out)) == 4
+    broken = table.copy()
+    broken.loc[0, "frameworks"] = 3
+    with pytest.raises(Exception, match="frameworks must count"):
+        write_table("crossframework", broken, tmp_path / "broken.parquet")
+
+
+def test_without_two_frameworks_the_table_is_empty_and_valid(tmp_path: Path) -> None:
+    matrix = pd.DataFrame([matrix_row("jax", "numpy", "arccos", "int8", "works")])
+    table = crossframework(matrix)
+    assert table.empty
+    write_table("crossframework", table, tmp_path / "empty.parquet")
+
+
+def test_jax_numpy_and_tf_numpy_census_draw_the_same_arrays_for_a_shared_name() -> None:
+    """Same inputs by construction: both modules ask the shared generator for (NumPy name, dtype,
+    kind, arity), and their manifests (harvested from NumPy) give a shared name the same arity and
+    kinds, so the arrays are equal bit for bit (generator.sample is seeded by those four)."""
+    jax_manifest = yaml.safe_load((REPO_ROOT / "cases/jax/census/numpy.yaml").read_text())
+    tf_manifest = yaml.safe_load((REPO_ROOT / "cases/tensorflow/census/tnp.yaml").read_text())
+    jax_entries = {e["entry"]: e for e in jax_manifest["entries"]}
+    shared = [e for e in tf_manifest["entries"] if e["entry"] in jax_entries]
+    assert len(shared) >= 150
+    differing = []
+    for tf_entry in shared:
+        jax_entry = jax_entries[tf_entry["entry"]]
+        for dtype in set(tf_entry["dtypes"]) & set(jax_entry["dtypes"]):
+            inputs = [(e["arity"], e["kinds"][dtype]) for e in (tf_entry, jax_entry)]
+            if inputs[0] != inputs[1]:
+                differing.append((tf_entry["entry"], dtype))
+    assert len(differing) <= len(shared) // 20, differing[:10]
