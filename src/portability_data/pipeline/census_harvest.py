@@ -119,39 +119,60 @@ def _manifest(
     import torch
 
     entries, unmapped = [], []
-    seen: dict[str, str] = {}
     for name, function, unmapped_reason, item, extra in found:
         if function is None:
             unmapped.append({"entry": name, "reason": unmapped_reason})
             continue
-        case_id = census_case_id("torch", origin, name)
-        if case_id in seen:
-            raise HarvestError(f"entries {seen[case_id]!r} and {name!r} give one case id {case_id!r}")
-        seen[case_id] = name
         known = {dtype_name(d) for device in device_types for d in item.supported_dtypes(device)}
         cpu = {dtype_name(d) for d in item.supported_dtypes("cpu")}
-        missing = sorted(known - set(tolerances))
-        if missing:
-            raise HarvestError(
-                f"params.yaml census.tolerances has no entry for {', '.join(missing)} "
-                f"(needed by {name!r}); add atol and rtol for each dtype"
-            )
         entries.append(
             {
                 "entry": name,
-                "case_id": case_id,
+                "case_id": census_case_id("torch", origin, name),
                 "function": function,
                 "dtypes": sorted(known),
                 "declared_cpu": sorted(cpu),
                 **extra,
             }
         )
+    return manifest_document(
+        ("torch", str(torch.__version__), origin, source), entries, unmapped, tolerances, compiled
+    )
+
+
+def manifest_document(
+    identity: tuple[str, str, str, str],
+    entries: list[dict[str, Any]],
+    unmapped: list[dict[str, Any]],
+    tolerances: dict[str, dict[str, Any]],
+    compiled: dict[str, Any],
+    extra: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """The manifest every census harvester writes, from (framework, version, origin, source), its
+    entries, the unmapped ones with their reasons, the tolerance policy, the compiled-mode limits
+    and the source's own fields. Refuses a dtype without a tolerance and two entries on one case id
+    (either would make the census run judge or name something it cannot)."""
+    framework, version, origin, source = identity
+    for entry in entries:
+        missing = sorted(set(entry["dtypes"]) - set(tolerances))
+        if missing:
+            raise HarvestError(
+                f"params.yaml census.tolerances has no entry for {', '.join(missing)} "
+                f"(needed by {entry['entry']!r}); add atol and rtol for each dtype"
+            )
+    seen: dict[str, str] = {}
+    for entry in entries:
+        case_id = entry["case_id"]
+        if case_id in seen:
+            raise HarvestError(f"entries {seen[case_id]!r} and {entry['entry']!r} share case id {case_id!r}")
+        seen[case_id] = entry["entry"]
     return {
         "manifest_version": MANIFEST_VERSION,
-        "framework": "torch",
-        "framework_version": str(torch.__version__),
+        "framework": framework,
+        "framework_version": version,
         "origin": origin,
         "source": source,
+        **(extra or {}),
         "tolerances": {name: _limits(limit) for name, limit in tolerances.items()},
         "compiled": {
             "dtypes": [str(dtype) for dtype in compiled["dtypes"]],

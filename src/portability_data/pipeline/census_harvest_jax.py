@@ -31,8 +31,8 @@ from typing import Any
 import pandas as pd
 
 from portability_data.pipeline.api_names import public_names
-from portability_data.pipeline.census_harvest import HarvestError
-from portability_data.runner.census_rows import MANIFEST_VERSION, census_case_id
+from portability_data.pipeline.census_harvest import HarvestError, manifest_document
+from portability_data.runner.census_rows import census_case_id
 from portability_data.runner.generator import DTYPES, MAX_ARITY, kinds_for, sample
 
 HARNESS_SOURCE = "jax._src.internal_test_util.test_harnesses.all_harnesses"
@@ -193,37 +193,11 @@ def _manifest(
 ) -> dict[str, Any]:
     import jax
 
-    tolerances = census_params["tolerances"]
-    missing = sorted({d for e in entries for d in e["dtypes"]} - set(tolerances))
-    if missing:
-        raise HarvestError(
-            f"params.yaml census.tolerances has no entry for {', '.join(missing)}; add atol and rtol"
-        )
-    seen: dict[str, str] = {}
-    for entry in entries:
-        if entry["case_id"] in seen:
-            raise HarvestError(f"entries {seen[entry['case_id']]!r} and {entry['entry']!r} share a case id")
-        seen[entry["case_id"]] = entry["entry"]
-    compiled = census_params["compiled"]
-    return {
-        "manifest_version": MANIFEST_VERSION,
-        "framework": "jax",
-        "framework_version": str(jax.__version__),
-        "origin": origin,
-        "source": source,
-        # jax runs 64-bit inputs as 32-bit unless jax_enable_x64: the census keeps the default
-        "x64": bool(jax.config.jax_enable_x64),
-        "tolerances": {
-            name: {"atol": float(limit["atol"]), "rtol": float(limit["rtol"])}
-            for name, limit in tolerances.items()
-        },
-        "compiled": {
-            "dtypes": [str(dtype) for dtype in compiled["dtypes"]],
-            "max_samples": int(compiled["max_samples"]),
-        },
-        "entries": entries,
-        "unmapped": unmapped,
-    }
+    # jax runs 64-bit inputs as 32-bit unless jax_enable_x64: the census keeps the default
+    x64 = {"x64": bool(jax.config.jax_enable_x64)}
+    identity = ("jax", str(jax.__version__), origin, source)
+    tolerances, compiled = census_params["tolerances"], census_params["compiled"]
+    return manifest_document(identity, entries, unmapped, tolerances, compiled, x64)
 
 
 def jax_manifests(api: pd.DataFrame, census_params: dict[str, Any]) -> dict[str, dict[str, Any]]:

@@ -35,9 +35,9 @@ import pandas as pd
 import yaml
 
 from portability_data.pipeline.api_names import public_names
-from portability_data.pipeline.census_harvest import HarvestError
+from portability_data.pipeline.census_harvest import HarvestError, manifest_document
 from portability_data.pipeline.census_harvest_jax import NOT_TRIED, Trials, accepted_kinds, numpy_function
-from portability_data.runner.census_rows import MANIFEST_VERSION, census_case_id
+from portability_data.runner.census_rows import census_case_id
 from portability_data.runner.generator import KINDS
 from portability_data.tables.contracts import arrow_schema
 from portability_data.tables.tableio import to_arrow
@@ -344,36 +344,9 @@ def _manifest(
 ) -> dict[str, Any]:
     import tensorflow as tf
 
-    tolerances = census_params["tolerances"]
-    missing = sorted({d for e in entries for d in e["dtypes"]} - set(tolerances))
-    if missing:
-        raise HarvestError(
-            f"params.yaml census.tolerances has no entry for {', '.join(missing)}; add atol and rtol"
-        )
-    seen: dict[str, str] = {}
-    for entry in entries:
-        if entry["case_id"] in seen:
-            raise HarvestError(f"entries {seen[entry['case_id']]!r} and {entry['entry']!r} share a case id")
-        seen[entry["case_id"]] = entry["entry"]
-    compiled = census_params["compiled"]
-    return {
-        "manifest_version": MANIFEST_VERSION,
-        "framework": FRAMEWORK,
-        "framework_version": str(tf.__version__),
-        "origin": origin,
-        "source": source,
-        **extra,
-        "tolerances": {
-            name: {"atol": float(limit["atol"]), "rtol": float(limit["rtol"])}
-            for name, limit in tolerances.items()
-        },
-        "compiled": {
-            "dtypes": [str(dtype) for dtype in compiled["dtypes"]],
-            "max_samples": int(compiled["max_samples"]),
-        },
-        "entries": entries,
-        "unmapped": unmapped,
-    }
+    identity = (FRAMEWORK, str(tf.__version__), origin, source)
+    tolerances, compiled = census_params["tolerances"], census_params["compiled"]
+    return manifest_document(identity, entries, unmapped, tolerances, compiled, extra)
 
 
 def tf_manifests(api: pd.DataFrame, census_params: dict[str, Any]) -> dict[str, dict[str, Any]]:
