@@ -23,22 +23,24 @@ send the text.
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
+from itertools import islice
 from typing import Any
 
 from portability_data.pipeline.corpus import Record
-from portability_data.pipeline.frequencies_counting import (
-    CorpusCounts,
-    CountConfig,
-    _chunks,
-    count_chunk,
-)
+from portability_data.pipeline.frequencies_counting import CorpusCounts, CountConfig, count_chunk
 from portability_data.pipeline.frequencies_scan import parser
 
 log = logging.getLogger(__name__)
 
 DEFAULT_PARTITION_FILES = 500
 DASK_KEYS = frozenset({"scheduler_address", "partition_files"})
+
+
+def _batches(records: Iterable[Record], size: int) -> Iterator[list[Record]]:
+    it = iter(records)
+    while batch := list(islice(it, size)):
+        yield batch
 
 
 def _count_batch(records: list[Record], config: CountConfig) -> CorpusCounts:
@@ -88,7 +90,7 @@ def count_corpus_dask(
             threads = sum(client.nthreads().values()) or 1
             log.info("dask: %s, %d worker thread(s)", scheduler_address, threads)
             shared = client.scatter(config, broadcast=True)  # one copy per worker, named by its future
-            batches = _chunks(records, int(partition_files))
+            batches = _batches(records, int(partition_files))
             bar = tqdm(desc="counting (dask)", unit="file", disable=not progress, mininterval=1.0)
 
             inputs = {}  # task key -> its scattered batch, held until the task is done
