@@ -50,6 +50,7 @@ from portability_data.pipeline.frequencies_index import ApiIndex
 
 log = logging.getLogger(__name__)
 
+ENGINES = ("local", "dask")  # params.yaml frequencies.engine: this process pool, or a Dask cluster
 FREQUENCY_COLUMNS = ["framework", "corpus", "qualified_name", "calls", "bare_calls", "files", "resolution"]
 
 
@@ -65,6 +66,8 @@ def count_frequencies(
     syntax_errors: str = "count",
     progress: bool = False,
     stats: CorpusStats | None = None,
+    engine: str = "local",
+    dask: dict | None = None,
 ) -> pd.DataFrame:
     """The frequencies table of a corpus: one row per API name with a resolved or bare call.
 
@@ -76,11 +79,18 @@ def count_frequencies(
     """
     if syntax_errors not in ("count", "skip"):
         raise ValueError(f"syntax_errors must be count or skip, not {syntax_errors!r}")
+    if engine not in ENGINES:
+        raise ValueError(f"frequencies.engine must be one of {', '.join(ENGINES)}, not {engine!r}")
     frameworks = tuple(frameworks)
     api_frame = api_frame[api_frame["framework"].isin(frameworks)]
     index = ApiIndex.from_frame(api_frame, kinds)
     config = CountConfig(index, frameworks, max_bytes, syntax_errors)
-    counts = count_corpus(source, config, num_proc=num_proc, progress=progress)
+    if engine == "dask":  # the same counter (count_chunk) on a Dask cluster: frequencies_dask.py
+        from portability_data.pipeline.frequencies_dask import count_corpus_dask
+
+        counts = count_corpus_dask(source, config, num_proc=num_proc, progress=progress, options=dask)
+    else:
+        counts = count_corpus(source, config, num_proc=num_proc, progress=progress)
     if stats is not None:
         stats.merge(counts.stats)
     stats = counts.stats
@@ -135,6 +145,8 @@ def run_frequencies(params: dict, api_path: Path, out: Path) -> None:
     - ``frameworks``: which frameworks to count (default: every framework in the api table);
     - ``kinds``: API kinds whose bare names are counted (default: all);
     - ``num_proc``: worker processes (default: all cores);
+    - ``engine``: ``local`` (default: a process pool on this machine) or ``dask`` (a Dask cluster,
+      ``dask.scheduler_address`` / ``dask.partition_files``: frequencies_dask.py);
     - ``max_bytes``: larger files are skipped as huge (default 1 MB);
     - ``syntax_errors``: ``count`` (default) or ``skip`` (the study's run dropped such files);
     - ``compare_with``: other sources counted too, into the same table under their own ``corpus``
@@ -144,6 +156,9 @@ def run_frequencies(params: dict, api_path: Path, out: Path) -> None:
     """
     from portability_data.tables.tableio import read_table, write_table
 
+    engine = params.get("engine") or "local"
+    if engine not in ENGINES:  # before any table or corpus is read
+        raise ValueError(f"frequencies.engine must be one of {', '.join(ENGINES)}, not {engine!r}")
     api = read_table("api", Path(api_path))
     frameworks = params.get("frameworks") or sorted(api["framework"].unique())
     num_proc = int(params.get("num_proc") or os.cpu_count() or 1)
@@ -164,6 +179,8 @@ def run_frequencies(params: dict, api_path: Path, out: Path) -> None:
                 syntax_errors=params.get("syntax_errors", "count"),
                 progress=True,
                 stats=stats,
+                engine=engine,
+                dask=params.get("dask"),
             )
         )
         log.info("counted corpus %s: %s", corpus_id(source_params), stats.summary())

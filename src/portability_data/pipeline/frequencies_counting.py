@@ -241,12 +241,17 @@ def _chunks(records: Iterable[Record], size: int) -> Iterator[list[Record]]:
         yield chunk
 
 
-def _work_chunk(records: list[Record]) -> CorpusCounts:
-    assert _WORKER_CONFIG is not None
+def count_chunk(records: Iterable[Record], config: CountConfig) -> CorpusCounts:
+    """The partial sums of some records: what a local worker or a distributed task sends back."""
     counts = CorpusCounts()
     for record in records:
-        counts.add(count_record(record, _WORKER_CONFIG), _WORKER_CONFIG)
+        counts.add(count_record(record, config), config)
     return counts
+
+
+def _work_chunk(records: list[Record]) -> CorpusCounts:
+    assert _WORKER_CONFIG is not None
+    return count_chunk(records, _WORKER_CONFIG)
 
 
 def count_corpus(
