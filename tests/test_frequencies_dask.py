@@ -11,8 +11,6 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-pytest.importorskip("distributed")
-
 from portability_data.pipeline import frequencies as freq
 from portability_data.pipeline.corpus import Record, path_records
 from portability_data.pipeline.frequencies_counting import CorpusStats
