@@ -143,6 +143,8 @@ def classify_failure_detail(
 ) -> tuple[str, str, str | None]:
     """(category, rule_id, subcategory) for one failure. `outcome` lets the runner's own verdicts
     (timeout, memory: the worker was killed) decide before any message is read."""
+    if not isinstance(error_message, str):  # a null message read back from Parquet (NaN, None)
+        error_message = ""
     if outcome == "timeout":
         return "timeout", "outcome_timeout", None
     if outcome == "memory":
