@@ -70,6 +70,7 @@ def test_one_name_in_two_frameworks_is_set_side_by_side_and_the_one_apart_named(
     assert add["rel_error_spread"].iloc[0] == pytest.approx(3e-7)
     top = largest_disagreements(table)
     assert list(top["name"]) == ["arccos", "add"] and top["apart"].iloc[0] == "tensorflow alone_fails"
+    assert top["message"].iloc[0] == "input edge (9,) int8: no kernel" and top["dtypes"].iloc[0] == "int8"
 
     # the stage writes it through the contract, and the contract refuses a miscounted group
     source = tmp_path / "support_matrix.parquet"

@@ -104,10 +104,12 @@ def crossframework(matrix: pd.DataFrame) -> pd.DataFrame:
 
 
 def largest_disagreements(table: pd.DataFrame, limit: int = 10) -> pd.DataFrame:
-    """The groups where frameworks part most: first those whose statuses differ (by how many
-    samples failed in the framework apart), then the widest relative-error spreads."""
+    """The names where frameworks part most, one row per name and setting (its disagreeing dtypes
+    listed): first those whose statuses differ (by how many samples failed in the framework apart),
+    then the widest relative-error spreads."""
+    columns = ["name", "device", "mode", "dtypes", "statuses", "rel_error_spread", "apart", "message"]
     if not len(table):
-        return pd.DataFrame(columns=[*GROUP, "statuses", "rel_error_spread", "apart"])
+        return pd.DataFrame(columns=columns)
     summary = []
     for key, group in table.groupby(GROUP):
         statuses = ", ".join(f"{f} {s}" for f, s in zip(group["framework"], group["status"], strict=True))
@@ -121,14 +123,27 @@ def largest_disagreements(table: pd.DataFrame, limit: int = 10) -> pd.DataFrame:
                 "failed": float(group["samples_failed"].fillna(0).max()),
                 "rel_error_spread": group["rel_error_spread"].iloc[0],
                 "apart": None if first is None else f"{first['framework']} {first['stands_apart']}",
-                "message": None if first is None else first["error_message"],
+                "message": None if first is None else _first_line(first["error_message"]),
             }
         )
     frame = pd.DataFrame(summary)
     frame["_spread"] = frame["rel_error_spread"].fillna(-1.0)
     order = ["disagree", "failed", "_spread", "name"]
     frame = frame.sort_values(order, ascending=[False, False, False, True])
-    return frame.drop(columns="_spread").head(limit).reset_index(drop=True)
+    same = frame["disagree"] == frame.groupby(["name", "device", "mode"])["disagree"].transform("first")
+    dtypes = frame[same].groupby(["name", "device", "mode"])["dtype"].agg(lambda d: ", ".join(sorted(d)))
+    frame = frame.drop_duplicates(["name", "device", "mode"]).head(limit).copy()
+    keys = zip(frame["name"], frame["device"], frame["mode"], strict=True)
+    frame["dtypes"] = [dtypes[key] for key in keys]
+    return frame[columns].reset_index(drop=True)
+
+
+def _first_line(message: object, width: int = 160) -> str | None:
+    """A failure message's first non-empty line, cut to `width` (a table cell, not a traceback)."""
+    if not isinstance(message, str):
+        return None
+    lines = [line.strip() for line in message.splitlines() if line.strip()]
+    return lines[0][:width] if lines else None
 
 
 def summary_lines(table: pd.DataFrame) -> list[str]:
