@@ -154,6 +154,42 @@ def test_the_less_precise_dtype_sets_the_tolerance_and_integers_wrap_as_fixed_wi
     assert problem and rel_error == pytest.approx(2.0)
 
 
+def test_pytorchs_own_tolerance_override_loosens_the_policy_and_never_tightens_it() -> None:
+    """An entry's override (PyTorch's precisionOverride / toleranceOverride, harvested into the
+    manifest) is a floor under the policy: it lets 1.005 pass for 1.0 in float32, and an override
+    tighter than the policy changes nothing."""
+    from portability_data.runner.oracle import Judgement, deviation
+
+    policy = {"float32": {"atol": 1e-5, "rtol": 1.3e-6}}
+    result, reference = torch.tensor([1.005]), np.array([1.0], dtype=np.float32)
+    assert deviation(result, reference, policy)[2] is not None
+    assert deviation(result, reference, policy, {"atol": 0.01, "rtol": 0.0})[2] is None
+    tighter = {"atol": 0.0, "rtol": 0.0}
+    assert deviation(torch.tensor([1.000001]), reference, policy, tighter)[2] is None
+    judgement = Judgement(policy, {"atol": 0.01, "rtol": 0.0})
+    judgement.judge(result, reference)
+    assert judgement.compared == 1 and judgement.worst_abs == pytest.approx(0.005, rel=1e-3)
+
+
+def test_the_manifest_carries_what_pytorch_declares_about_judging_an_entry() -> None:
+    """Read from the wheel's own decorations (the committed manifest is what the wheel gives: the
+    test above): acos's precisionOverride (common_methods_invocations.py, UnaryUfuncInfo('acos'):
+    float16 1e-2, bfloat16 1e-1) for both modes; `torch.empty` and `new_empty_strided` declared
+    not comparable (their output is uninitialised memory); conv3d's bare "Skipped!" of
+    test_compare_cpu says nothing about its values and is not read as not comparable."""
+    entries = {e["entry"]: e for e in yaml.safe_load((CENSUS / "opinfo.yaml").read_text())["entries"]}
+    acos = entries["acos"]["oracle_declared"]["tolerance"]
+    assert acos["eager"]["float16"] == {"atol": 0.01, "rtol": 0.0} == acos["compiled"]["float16"]
+    assert acos["eager"]["bfloat16"]["atol"] == pytest.approx(0.1)
+    assert "float32" not in acos["eager"]
+    for name in ("empty", "new_empty_strided", "empty_strided", "nn.functional.dropout"):
+        assert entries[name]["oracle_declared"]["not_comparable"], name
+    assert "not_comparable" not in entries["nn.functional.conv3d"].get("oracle_declared", {})
+    assert "not_comparable" not in entries["add"].get("oracle_declared", {})
+    modules = {e["entry"]: e for e in yaml.safe_load((CENSUS / "module.yaml").read_text())["entries"]}
+    assert modules["nn.CrossEntropyLoss"]["oracle_declared"]["tolerance"]["eager"]["float16"]["atol"] == 0.03
+
+
 def census_repo(
     root: Path,
     entries: dict[str, list[str]],
@@ -282,14 +318,22 @@ def test_a_curated_run_keeps_the_params_hash_it_had_before_suites_existed() -> N
 def test_the_compiled_census_compiles_each_sample_against_eager(tmp_path: Path) -> None:
     """Compiled mode runs only params' compiled dtypes and first samples, routes every sample
     through torch.compile (execution recorded), and judges it against eager on the same sample;
-    a random op (dropout) is not failed for drawing other numbers than eager."""
-    root = census_repo(tmp_path / "repo", {"add": ["float32", "int64"], "nn.functional.dropout": ["float32"]})
+    a random op (dropout) is not failed for drawing other numbers than eager, nor is an op whose
+    output PyTorch declares not comparable (new_empty_strided: uninitialised memory): no oracle."""
+    root = census_repo(
+        tmp_path / "repo",
+        {"add": ["float32", "int64"], "nn.functional.dropout": ["float32"], "new_empty_strided": ["float32"]},
+    )
     paths = Paths.under(root)
     spec = RunSpec(framework="torch", device="cpu", mode="compiled", repeats=1, timeout_s=600, suite="census")
     run_id = run(spec, paths, log=lambda message: None)
     results = pq.read_table(paths.results_dir / "portability" / f"{run_id}.parquet").to_pandas()
     by_subtest = results.set_index("subtest")
-    assert set(by_subtest.index) == {"test_entry[add-float32]", "test_entry[nn.functional.dropout-float32]"}
+    assert set(by_subtest.index) == {
+        "test_entry[add-float32]",
+        "test_entry[nn.functional.dropout-float32]",
+        "test_entry[new_empty_strided-float32]",
+    }
     add = by_subtest.loc["test_entry[add-float32]"]
     limit = yaml.safe_load((CENSUS / "opinfo.yaml").read_text())["compiled"]["max_samples"]
     assert (add["outcome"], add["oracle"], add["samples"], add["execution"]) == (
@@ -299,6 +343,8 @@ def test_the_compiled_census_compiles_each_sample_against_eager(tmp_path: Path) 
         "compiled",
     )
     assert by_subtest.loc["test_entry[nn.functional.dropout-float32]", "outcome"] == "passed"
+    empty = by_subtest.loc["test_entry[new_empty_strided-float32]"]
+    assert (empty["outcome"], empty["oracle"]) == ("passed", "none")
 
 
 def matrix_row(

@@ -11,7 +11,14 @@ Per sample (seeded: torch.manual_seed(0) before the generator): the function und
 through `timed` (warm-up, then the timed call, routed through the mode). The oracle:
 - eager: the entry's NumPy reference (`op.ref` on `sample.numpy()`) where it has one, else none
   (the sample passes if the op runs);
-- compiled: the eager result of the same function on a fresh copy of the same sample.
+- compiled: the eager result of the same function on a fresh copy of the same sample, unless PyTorch
+  itself declares the entry's values not comparable between two executions (an entry-wide skip of
+  test_compare_cpu and kin saying its output is non-deterministic or undefined: `torch.empty`,
+  `new_empty_strided`, dropout; the manifest's `oracle_declared.not_comparable`), or the eager result
+  changes with the seed: then none (the sample passes if it runs).
+PyTorch's own tolerance overrides for the upstream test making the same comparison
+(test_numpy_ref, inductor's test_comprehensive; the manifest's `oracle_declared.tolerance`) loosen
+the policy for the entry and dtype, as they loosen upstream's assertEqual.
 A sample fails when the op raises, or when its values leave the dtype's tolerance
 (|actual - expected| <= atol + rtol * |expected| with the tolerance of the output's dtype, NaN
 matching NaN; dtypes themselves are not compared, as test_numpy_ref does not).
@@ -48,8 +55,11 @@ def test_entry(census_pair: tuple[str, str], device: Any, timed: Any, record_pro
     entry, dtype_name = census_pair
     op = ops_by_entry()[entry]
     compiled = timed.mode == "compiled"
-    oracle = "eager" if compiled else ("reference" if op.ref is not None else "none")
-    judgement = Judgement(CENSUS.tolerances)
+    if compiled:
+        oracle = "none" if CENSUS.not_comparable(entry) else "eager"
+    else:
+        oracle = "reference" if op.ref is not None else "none"
+    judgement = Judgement(CENSUS.tolerances, CENSUS.declared_tolerance(entry, timed.mode, dtype_name))
     torch.manual_seed(0)
     dtype = getattr(torch, dtype_name)
     samples = CENSUS.samples(op.sample_inputs(device, dtype, requires_grad=False), timed.mode)

@@ -13,6 +13,7 @@ neither pandas nor this module.
 from __future__ import annotations
 
 import collections
+import re
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +21,7 @@ import pandas as pd
 import yaml
 
 from portability_data.pipeline.api_names import public_names
-from portability_data.pipeline.declared_databases import opinfo_refs
+from portability_data.pipeline.declared_databases import opinfo_refs, read_decorator
 from portability_data.pipeline.declared_entries import class_function, dtype_name
 from portability_data.runner.census_rows import MANIFEST_VERSION, census_case_id, entry_id
 from portability_data.tables.atomic import atomic_write_bytes
@@ -29,6 +30,26 @@ OPINFO_SOURCE = "torch.testing._internal.common_methods_invocations.op_db"
 MODULE_SOURCE = "torch.testing._internal.common_modules.module_db"
 OPTIMIZER_SOURCE = "torch.testing._internal.common_optimizers.optim_db"
 DEVICE_TYPES = ("cpu", "cuda")  # whose dtype lists OpInfo answers without the device
+# The upstream test that makes the comparison each census mode makes: PyTorch's own tolerance
+# overrides for that test (toleranceOverride, precisionOverride on cpu) loosen the census's policy
+# for the entry and dtype, as they loosen upstream's assertEqual (the larger atol and rtol win).
+OPINFO_ORACLE_TESTS = {
+    "eager": ("TestCommon", "test_numpy_ref"),  # the NumPy reference
+    "compiled": ("TestInductorOpInfo", "test_comprehensive"),  # compiled vs eager
+}
+MODULE_ORACLE_TESTS = {"eager": ("TestModule", "test_forward")}  # the input's reference_fn
+# The upstream tests that compare two executions of one op (device vs cpu, variants, composite
+# compliance): an entry-wide skip of one of them whose reason says the values cannot be compared
+# ("output is non-deterministic", "Expected: empty is not comparable", "undefined outputs") makes the
+# census compare no two executions of the entry either (compiled vs eager: oracle none). PyTorch's
+# bare "Skipped!" says nothing about the values and is not read so.
+OPINFO_COMPARABLE_TESTS = (
+    ("TestCommon", "test_compare_cpu"),
+    ("TestCommon", "test_variant_consistency_eager"),
+    ("TestCompositeCompliance", "test_operator"),
+)
+MODULE_COMPARABLE_TESTS = (("TestModule", "test_cpu_gpu_parity"),)
+NOT_COMPARABLE = re.compile(r"not comparable|non-deterministic|undefined", re.IGNORECASE)
 
 
 class HarvestError(RuntimeError):
@@ -54,7 +75,8 @@ def opinfo_manifest(
         )
         for op, ref in zip(op_db, opinfo_refs(op_db, public), strict=True)
     ]
-    return _manifest("opinfo", OPINFO_SOURCE, found, tolerances, compiled)
+    oracle_tests = (OPINFO_ORACLE_TESTS, OPINFO_COMPARABLE_TESTS)
+    return _manifest("opinfo", OPINFO_SOURCE, found, tolerances, compiled, oracle_tests=oracle_tests)
 
 
 def module_manifest(
@@ -70,7 +92,8 @@ def module_manifest(
         candidates = [f"torch.{info.name}", f"torch.nn.{info.module_cls.__name__}"]
         function, unmapped = class_function(info.module_cls, candidates, public)
         found.append((info.name, function, unmapped, info, {}))
-    return _manifest("module", MODULE_SOURCE, found, tolerances, compiled)
+    oracle_tests = (MODULE_ORACLE_TESTS, MODULE_COMPARABLE_TESTS)
+    return _manifest("module", MODULE_SOURCE, found, tolerances, compiled, oracle_tests=oracle_tests)
 
 
 # OptimizerInfo declares no dtypes: the census runs the floating ones (complex where supported).
@@ -113,9 +136,12 @@ def _manifest(
     tolerances: dict[str, dict[str, float]],
     compiled: dict[str, Any],
     device_types: tuple[str, ...] = DEVICE_TYPES,
+    oracle_tests: tuple[dict[str, tuple[str, str]], tuple[tuple[str, str], ...]] | None = None,
 ) -> dict[str, Any]:
     """A manifest from (entry, public function or None, why none, database item, extra fields):
-    every dtype the item knows of on `device_types`, those declared on cpu, the policy."""
+    every dtype the item knows of on `device_types`, those declared on cpu, the policy; with
+    `oracle_tests` (per mode the upstream test of the same comparison, and the test comparing two
+    executions), what the item declares for the oracle (oracle_declarations)."""
     import torch
 
     entries, unmapped = [], []
@@ -133,6 +159,7 @@ def _manifest(
                 "dtypes": sorted(known),
                 "declared_cpu": sorted(cpu),
                 **extra,
+                **(oracle_declarations(item, sorted(known), *oracle_tests) if oracle_tests else {}),
             }
         )
     return manifest_document(
@@ -181,6 +208,74 @@ def manifest_document(
         "entries": entries,
         "unmapped": unmapped,
     }
+
+
+def oracle_declarations(
+    item: Any,
+    dtypes: list[str],
+    tests: dict[str, tuple[str, str]],
+    comparable_tests: tuple[tuple[str, str], ...],
+) -> dict[str, Any]:
+    """What a database item declares about judging its values, as manifest fields (none when it
+    declares nothing): `oracle_declared.tolerance` (mode -> dtype -> the override's atol and rtol,
+    active on cpu for the upstream test of that mode's comparison) and
+    `oracle_declared.not_comparable` (the reason of an entry-wide skip of one of `comparable_tests`
+    that says the values cannot be compared)."""
+    import torch
+    from torch.testing._internal import common_device_type as cdt
+
+    tolerance: dict[str, dict[str, dict[str, float]]] = {}
+    for mode, (test_class, test_name) in tests.items():
+        for name in dtypes:
+            dtype = getattr(torch, name)
+            limits = [
+                (float(d.d[dtype].atol), float(d.d[dtype].rtol))
+                if isinstance(d, cdt.toleranceOverride)
+                else (float(d.d[dtype]), 0.0)
+                for d in _decorators_for(item, test_class, test_name, dtype)
+                if isinstance(d, (cdt.toleranceOverride, cdt.precisionOverride)) and dtype in d.d
+            ]
+            if limits:
+                atol, rtol = (max(column) for column in zip(*limits, strict=True))
+                tolerance.setdefault(mode, {})[name] = {"atol": atol, "rtol": rtol}
+    declared: dict[str, Any] = {"tolerance": tolerance} if tolerance else {}
+    reason = _not_comparable(item, comparable_tests)
+    if reason:
+        declared["not_comparable"] = reason
+    return {"oracle_declared": declared} if declared else {}
+
+
+def _decorators_for(item: Any, test_class: str, test_name: str, dtype: Any) -> list[Any]:
+    """The item's decorators active for one upstream test on cpu (DecorateInfo.is_active, as
+    PyTorch resolves them); a condition on the test's parameters is not known here: inactive."""
+    found: list[Any] = []
+    for info in item.decorators:
+        if not hasattr(info, "is_active"):  # undirected: applies to every test
+            found.append(info)
+            continue
+        try:
+            active = info.is_active(test_class, test_name, "cpu", dtype, {})
+        except Exception:
+            active = False
+        if active:
+            found.extend(info.decorators)
+    return found
+
+
+def _not_comparable(item: Any, comparable_tests: tuple[tuple[str, str], ...]) -> str | None:
+    """The reason of a skip the item puts on one of `comparable_tests` for every device and dtype
+    that says its values cannot be compared, or None."""
+    for info in item.decorators:
+        test = (getattr(info, "cls_name", None), getattr(info, "test_name", None))
+        if test not in comparable_tests or info.device_type is not None or info.dtypes is not None:
+            continue
+        if info.active_if is not True:
+            continue
+        for decorator in info.decorators:
+            reading = read_decorator(decorator)
+            if reading.declared == "skip" and reading.active and NOT_COMPARABLE.search(reading.reason or ""):
+                return reading.reason
+    return None
 
 
 def _limits(given: dict[str, Any]) -> dict[str, float]:

@@ -164,6 +164,17 @@ class CensusModule:
     def tolerances(self) -> dict[str, dict[str, float]]:
         return self.manifest["tolerances"]
 
+    def declared_tolerance(self, entry: str, mode: str, dtype: str) -> dict[str, float] | None:
+        """The framework's own tolerance override for the entry, mode and dtype (the manifest's
+        `oracle_declared.tolerance`, harvested from the wheel), or None."""
+        declared = self.entries[entry].get("oracle_declared", {})
+        return declared.get("tolerance", {}).get(mode, {}).get(dtype)
+
+    def not_comparable(self, entry: str) -> str | None:
+        """Why the framework itself compares no two executions of the entry (its output is
+        random or undefined: `oracle_declared.not_comparable`), or None."""
+        return self.entries[entry].get("oracle_declared", {}).get("not_comparable")
+
     def generate_tests(self, metafunc: Any) -> None:
         """The module's `pytest_generate_tests`."""
         parametrize_pairs(metafunc, self.manifest)
