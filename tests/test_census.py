@@ -158,17 +158,22 @@ def test_pytorchs_own_tolerance_override_loosens_the_policy_and_never_tightens_i
     """An entry's override (PyTorch's precisionOverride / toleranceOverride, harvested into the
     manifest) is a floor under the policy: it lets 1.005 pass for 1.0 in float32, and an override
     tighter than the policy changes nothing."""
+    from portability_data.runner.census_rows import loosened
     from portability_data.runner.oracle import Judgement, deviation
 
-    policy = {"float32": {"atol": 1e-5, "rtol": 1.3e-6}}
+    policy = {"float32": {"atol": 1e-5, "rtol": 1.3e-6}, "int64": {"atol": 0.0, "rtol": 0.0}}
     result, reference = torch.tensor([1.005]), np.array([1.0], dtype=np.float32)
     assert deviation(result, reference, policy)[2] is not None
-    assert deviation(result, reference, policy, {"atol": 0.01, "rtol": 0.0})[2] is None
-    tighter = {"atol": 0.0, "rtol": 0.0}
-    assert deviation(torch.tensor([1.000001]), reference, policy, tighter)[2] is None
-    judgement = Judgement(policy, {"atol": 0.01, "rtol": 0.0})
+    assert deviation(result, reference, loosened(policy, {"atol": 0.01, "rtol": 0.0}))[2] is None
+    assert loosened(policy, {"atol": 0.0, "rtol": 0.0}) == policy
+    assert loosened(policy, None) is policy
+    judgement = Judgement(loosened(policy, {"atol": 0.01, "rtol": 0.0}))
     judgement.judge(result, reference)
     assert judgement.compared == 1 and judgement.worst_abs == pytest.approx(0.005, rel=1e-3)
+    opinfo = census_module().CENSUS
+    acos = opinfo.tolerances_for("acos", "eager", "float16")["float16"]
+    assert acos == {"atol": 0.01, "rtol": opinfo.tolerances["float16"]["rtol"]}
+    assert opinfo.tolerances_for("acos", "eager", "float32") == opinfo.tolerances
 
 
 def test_the_manifest_carries_what_pytorch_declares_about_judging_an_entry() -> None:

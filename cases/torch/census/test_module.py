@@ -53,7 +53,7 @@ def test_entry(census_pair: tuple[str, str], device: Any, timed: Any, record_pro
         oracle = "none" if CENSUS.not_comparable(entry) else "eager"
     else:
         oracle = "reference" if with_reference else "none"
-    judgement = Judgement(CENSUS.tolerances, CENSUS.declared_tolerance(entry, timed.mode, dtype_name))
+    judgement = Judgement(CENSUS.tolerances_for(entry, timed.mode, dtype_name))
 
     def run_one(module_input: Any) -> tuple[Any, Any]:
         module = _built(info, module_input, device, dtype)

@@ -59,7 +59,7 @@ def test_entry(census_pair: tuple[str, str], device: Any, timed: Any, record_pro
         oracle = "none" if CENSUS.not_comparable(entry) else "eager"
     else:
         oracle = "reference" if op.ref is not None else "none"
-    judgement = Judgement(CENSUS.tolerances, CENSUS.declared_tolerance(entry, timed.mode, dtype_name))
+    judgement = Judgement(CENSUS.tolerances_for(entry, timed.mode, dtype_name))
     torch.manual_seed(0)
     dtype = getattr(torch, dtype_name)
     samples = CENSUS.samples(op.sample_inputs(device, dtype, requires_grad=False), timed.mode)

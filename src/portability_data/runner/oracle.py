@@ -83,23 +83,14 @@ def as_array(value: Any) -> np.ndarray:
     return array
 
 
-def tolerance_for(
-    actual: Any,
-    expected: Any,
-    tolerances: dict[str, dict[str, float]],
-    floor: dict[str, float] | None = None,
-) -> dict[str, float]:
+def tolerance_for(actual: Any, expected: Any, tolerances: dict[str, dict[str, float]]) -> dict[str, float]:
     """The tolerance of the less precise of the two dtypes (the larger atol and rtol), as
     torch.testing.assert_close picks it: NumPy computes some references in a narrower dtype than
     the framework (np.arccos of int8 is float16, torch's float32), and the reference's precision
-    bounds what can be asserted. Exact only when both dtypes are exact (integers, bool). `floor`:
-    a framework's own override for the entry and dtype (PyTorch's toleranceOverride), never tighter."""
-    limits = [
-        tolerances.get(dtype_of(actual), EXACT),
-        tolerances.get(dtype_of(expected), EXACT),
-        floor or EXACT,
-    ]
-    return {"atol": max(limit["atol"] for limit in limits), "rtol": max(limit["rtol"] for limit in limits)}
+    bounds what can be asserted. Exact only when both dtypes are exact (integers, bool)."""
+    own = tolerances.get(dtype_of(actual), EXACT)
+    theirs = tolerances.get(dtype_of(expected), EXACT)
+    return {"atol": max(own["atol"], theirs["atol"]), "rtol": max(own["rtol"], theirs["rtol"])}
 
 
 def _wrapped(actual: np.ndarray, expected: np.ndarray) -> np.ndarray:
@@ -116,10 +107,7 @@ def _wrapped(actual: np.ndarray, expected: np.ndarray) -> np.ndarray:
 
 
 def deviation(
-    actual: Any,
-    expected: Any,
-    tolerances: dict[str, dict[str, float]],
-    floor: dict[str, float] | None = None,
+    actual: Any, expected: Any, tolerances: dict[str, dict[str, float]]
 ) -> tuple[float, float, str | None]:
     """(max abs error, max rel error, what is off or None) of `actual` against `expected`, with the
     tolerance of the less precise of each output's and its reference's dtype (tolerance_for).
@@ -136,7 +124,7 @@ def deviation(
             if (a_value is None) != (b_value is None):
                 problem = problem or "an output is None where the oracle's is not"
             continue
-        tolerance = tolerance_for(a_value, b_value, tolerances, floor)
+        tolerance = tolerance_for(a_value, b_value, tolerances)
         a, b = as_array(a_value), as_array(b_value)
         if a.shape != b.shape:
             problem = problem or f"shape {a.shape}, the oracle's {b.shape}"
@@ -157,9 +145,9 @@ def deviation(
             scale = np.abs(b.astype(np.float64))
         bad = diff > tolerance["atol"] + tolerance["rtol"] * scale
         worst_abs = max(worst_abs, float(diff.max()))
-        smallest_scale = tolerance["atol"] or 1.0
+        floor = tolerance["atol"] or 1.0
         with np.errstate(divide="ignore", invalid="ignore"):
-            rel = np.where(diff == 0, 0.0, diff / np.maximum(scale, smallest_scale))
+            rel = np.where(diff == 0, 0.0, diff / np.maximum(scale, floor))
         worst_rel = max(worst_rel, float(rel.max()))
         if bad.any() and problem is None:
             where = int(np.flatnonzero(bad.ravel())[0])
@@ -179,11 +167,8 @@ def kept(value: float) -> float:
 class Judgement:
     """The samples of one census subtest: counted, judged, the first error kept to re-raise."""
 
-    def __init__(
-        self, tolerances: dict[str, dict[str, float]], floor: dict[str, float] | None = None
-    ) -> None:
+    def __init__(self, tolerances: dict[str, dict[str, float]]) -> None:
         self.tolerances = tolerances
-        self.floor = floor  # the framework's own tolerance override for this entry and dtype
         self.samples = self.failed = self.compared = 0
         self.worst_abs = self.worst_rel = 0.0
         self.first_error: BaseException | None = None
@@ -193,7 +178,7 @@ class Judgement:
         its message led by the sample's label when there is one."""
         if expected is NO_ORACLE:
             return
-        abs_error, rel_error, problem = deviation(actual, expected, self.tolerances, self.floor)
+        abs_error, rel_error, problem = deviation(actual, expected, self.tolerances)
         self.compared += 1
         self.worst_abs, self.worst_rel = max(self.worst_abs, abs_error), max(self.worst_rel, rel_error)
         if problem:
