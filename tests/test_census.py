@@ -389,6 +389,11 @@ def test_the_report_counts_a_function_failing_only_on_what_it_declares() -> None
     assert verdict == {"torch.abs": False, "torch.cos": True, "torch.sin": False}
     findings = top_findings(matrix)
     assert list(findings["finding"]) == ["declared_supported_fails", "declared_unsupported_works"]
+    other = matrix.assign(framework="jax", function=matrix["function"].str.replace("torch", "jax"))
+    twice = pd.concat([matrix, other, matrix.assign(dtype="float64")], ignore_index=True)
+    listed = top_findings(twice, per_framework=1)  # one row per framework, its dtypes listed
+    assert list(listed["framework"]) == ["jax", "torch"]
+    assert listed.set_index("framework").loc["torch", "dtypes"] == "float32, float64"
     api = pd.DataFrame(
         {
             "framework": "torch",

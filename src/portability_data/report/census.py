@@ -30,7 +30,7 @@ SETTING = ["framework", "device", "mode"]
 FAILING_STATUS = ("fails", "partial")
 KINDS = ("works", "partial", "fails", "deviates", "unconfirmed")  # the rest are the worker's faults
 API_KINDS = ("function", "method", "class")
-TOP_FINDINGS = 15
+TOP_FINDINGS = 8  # per framework
 SAMPLE_2026 = "portability2026"
 NUMPY_CLAIMED = ("numpy", "tnp")  # census origins held to NumPy on the inputs NumPy accepts
 TOP_DEVIATIONS = 15
@@ -211,24 +211,30 @@ def _pct(part: float, whole: int) -> float | None:
     return round(100.0 * float(part) / whole, 1) if whole else None
 
 
-def top_findings(matrix: pd.DataFrame, limit: int = TOP_FINDINGS) -> pd.DataFrame:
-    """Declared supported but fails first (a user's program breaks), then declared unsupported but
-    works; within each, by function name."""
-    found = matrix[matrix["finding"].notna()].copy()
-    found["_order"] = (found["finding"] != "declared_supported_fails").astype(int)
-    found = found.sort_values(["_order", "function", "dtype", "mode"])
-    columns = [
-        "finding",
-        "function",
-        "entry",
-        "dtype",
-        "device",
-        "mode",
-        "status",
-        "samples_failed",
-        "samples",
-    ]
-    return found[[*columns, "error_type"]].head(limit).reset_index(drop=True)
+def top_findings(matrix: pd.DataFrame, per_framework: int = TOP_FINDINGS) -> pd.DataFrame:
+    """Where measurement and declaration disagree, one row per function, finding and setting with
+    its dtypes listed: declared supported but fails first (a user's program breaks), then declared
+    unsupported but works; within each, the functions disagreeing on most dtypes first. The first
+    `per_framework` of each framework, so one framework's many findings (TensorFlow's integer
+    division on edge inputs) do not hide another's."""
+    found = matrix[matrix["finding"].notna()]
+    if not len(found):
+        return pd.DataFrame(columns=["framework", "finding", "function", "mode", "dtypes", "error_type"])
+    keys = ["framework", "finding", "function", "device", "mode"]
+    grouped = found.groupby(keys, as_index=False, dropna=False).agg(
+        dtypes=("dtype", lambda d: ", ".join(sorted(set(d)))),
+        n_dtypes=("dtype", "nunique"),
+        samples_failed=("samples_failed", "sum"),
+        samples=("samples", "sum"),
+        error_type=("error_type", lambda e: next((x for x in e if isinstance(x, str)), None)),
+    )
+    grouped["_order"] = (grouped["finding"] != "declared_supported_fails").astype(int)
+    grouped = grouped.sort_values(
+        ["framework", "_order", "n_dtypes", "function"], ascending=[True, True, False, True]
+    )
+    top = grouped.groupby("framework", sort=True).head(per_framework)
+    columns = [*keys, "dtypes", "samples_failed", "samples", "error_type"]
+    return top[columns].reset_index(drop=True)
 
 
 def largest_deviations(matrix: pd.DataFrame, limit: int = TOP_DEVIATIONS) -> pd.DataFrame:
@@ -355,7 +361,10 @@ def census_section(data_dir: Path) -> tuple[Section, dict[str, Any]] | None:
             ("Per setting: entries, functions, pairs by status, findings", summary),
             ("Coverage of the public API and of its calls (leading corpus)", covered),
             ("Failing share per usage decile: population (census) vs the study's sample (curated)", versus),
-            (f"Declared vs measured: the first {TOP_FINDINGS} disagreements", top_findings(matrix)),
+            (
+                f"Declared vs measured: the first {TOP_FINDINGS} disagreements of each framework",
+                top_findings(matrix),
+            ),
             (
                 f"Furthest from the oracle: the {TOP_DEVIATIONS} largest relative deviations",
                 largest_deviations(matrix),
