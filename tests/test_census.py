@@ -394,6 +394,8 @@ def test_the_report_counts_a_function_failing_only_on_what_it_declares() -> None
     listed = top_findings(twice, per_framework=1)  # one row per framework, its dtypes listed
     assert list(listed["framework"]) == ["jax", "torch"]
     assert listed.set_index("framework").loc["torch", "dtypes"] == "float32, float64"
+    none_found = top_findings(matrix.assign(finding=None))
+    assert none_found.empty and list(none_found.columns) == list(listed.columns)
     api = pd.DataFrame(
         {
             "framework": "torch",

@@ -217,10 +217,11 @@ def top_findings(matrix: pd.DataFrame, per_framework: int = TOP_FINDINGS) -> pd.
     unsupported but works; within each, the functions disagreeing on most dtypes first. The first
     `per_framework` of each framework, so one framework's many findings (TensorFlow's integer
     division on edge inputs) do not hide another's."""
+    keys = ["framework", "finding", "function", "device", "mode"]
+    columns = [*keys, "dtypes", "samples_failed", "samples", "error_type"]
     found = matrix[matrix["finding"].notna()]
     if not len(found):
-        return pd.DataFrame(columns=["framework", "finding", "function", "mode", "dtypes", "error_type"])
-    keys = ["framework", "finding", "function", "device", "mode"]
+        return pd.DataFrame(columns=columns)
     grouped = found.groupby(keys, as_index=False, dropna=False).agg(
         dtypes=("dtype", lambda d: ", ".join(sorted(set(d)))),
         n_dtypes=("dtype", "nunique"),
@@ -233,7 +234,6 @@ def top_findings(matrix: pd.DataFrame, per_framework: int = TOP_FINDINGS) -> pd.
         ["framework", "_order", "n_dtypes", "function"], ascending=[True, True, False, True]
     )
     top = grouped.groupby("framework", sort=True).head(per_framework)
-    columns = [*keys, "dtypes", "samples_failed", "samples", "error_type"]
     return top[columns].reset_index(drop=True)
 
 
