@@ -21,6 +21,7 @@ import yaml
 from portability_data.pipeline.census_harvest import opinfo_manifest
 from portability_data.pipeline.support_matrix import support_matrix
 from portability_data.runner.census_rows import CensusManifestError, census_rows
+from portability_data.runner.journal import Journal
 from portability_data.runner.spec import Paths, RunError, RunSpec
 from portability_data.runner.supervisor import run
 from portability_data.tables.contracts import is_census_case
@@ -50,9 +51,10 @@ def test_the_committed_manifests_are_what_the_installed_wheel_declares() -> None
         ("module", module_manifest, 114),
         ("optimizer", optimizer_manifest, 15),
     )
+    eager_cap = census["eager"]["max_samples"]["torch"]
     for origin, make, size in sources:
         committed = yaml.safe_load((CENSUS / f"{origin}.yaml").read_text())
-        assert make(api, census["tolerances"], census["compiled"]) == committed, origin
+        assert make(api, census["tolerances"], census["compiled"], eager_cap) == committed, origin
         assert len(committed["entries"]) + len(committed["unmapped"]) == size  # every entry, none dropped
         assert {u["reason"] for u in committed["unmapped"]} <= {"private_name", "not_in_api"}
 
@@ -107,6 +109,28 @@ def test_a_manifest_is_parsed_once_per_process_and_again_when_it_changes(tmp_pat
     stat = path.stat()
     os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns + 1_000_000))
     assert read_manifest(path)["entries"] == [{"entry": "neg"}]
+
+
+def test_the_eager_cap_takes_the_first_samples_and_never_makes_the_rest(tmp_path: Path) -> None:
+    """census.eager.max_samples: a manifest with an eager cap runs the generator's first samples
+    only, without drawing the ones past it (a torch generator yields up to 1,440); compiled keeps
+    its own cap; a manifest without one runs every sample."""
+    from portability_data.runner.census_rows import CensusModule
+
+    def generator(count: int):
+        yield from range(count)
+        raise AssertionError("a sample past the cap was made")
+
+    folder = tmp_path / "census"
+    folder.mkdir()
+    base = "manifest_version: 1\norigin: opinfo\ncompiled: {dtypes: [float32], max_samples: 2}\nentries: []\n"
+    (folder / "capped.yaml").write_text(base + "eager: {max_samples: 3}\n")
+    (folder / "plain.yaml").write_text(base)
+    capped, plain = CensusModule(folder / "test_capped.py"), CensusModule(folder / "test_plain.py")
+    assert capped.samples(generator(3), "eager") == [0, 1, 2] and capped.eager_cap == 3
+    assert capped.samples(generator(2), "compiled") == [0, 1]
+    assert plain.samples(iter(range(7)), "eager") == list(range(7)) and plain.eager_cap is None
+    assert yaml.safe_load((CENSUS / "opinfo.yaml").read_text())["eager"] == {"max_samples": 64}
 
 
 def test_the_tolerance_policy_judges_each_output_by_its_own_dtype() -> None:
@@ -249,6 +273,14 @@ def test_a_census_run_measures_each_pair_and_the_matrix_sets_it_beside_the_decla
         "confirmed",
     )
     assert bad["samples"] >= 1 and bad["samples_failed"] == bad["samples"]
+    # confirmed in a child forked from a process that had read the manifests and torch's test
+    # databases once (fork_worker.preload), so the confirmation paid neither
+    journaled = Journal(paths.journal_dir / f"{run_id}.jsonl").confirmations()
+    confirmation = journaled["cases/torch/census/test_opinfo.py::test_entry[abs-bool]"]
+    assert confirmation["worker"] == "fork" and confirmation["verdict"] == "confirmed"
+    assert {"opinfo.yaml", "torch.testing._internal.common_methods_invocations"} <= set(
+        confirmation["preloaded"]
+    )
     good = by_subtest.loc["test_entry[add-float32]"]
     assert (good["outcome"], good["oracle"], good["samples_failed"]) == ("passed", "reference", 0)
     assert good["samples"] >= 5 and 0 <= good["max_rel_error"] < 1.3e-6

@@ -57,7 +57,10 @@ class HarvestError(RuntimeError):
 
 
 def opinfo_manifest(
-    api: pd.DataFrame, tolerances: dict[str, dict[str, float]], compiled: dict[str, Any]
+    api: pd.DataFrame,
+    tolerances: dict[str, dict[str, float]],
+    compiled: dict[str, Any],
+    eager_max_samples: int | None = None,
 ) -> dict[str, Any]:
     """The manifest of the installed torch's op_db; `compiled` is params.yaml's census.compiled
     (the dtypes and samples per entry compiled mode runs)."""
@@ -76,11 +79,17 @@ def opinfo_manifest(
         for op, ref in zip(op_db, opinfo_refs(op_db, public), strict=True)
     ]
     oracle_tests = (OPINFO_ORACLE_TESTS, OPINFO_COMPARABLE_TESTS)
-    return _manifest("opinfo", OPINFO_SOURCE, found, tolerances, compiled, oracle_tests=oracle_tests)
+    return _manifest(
+        "opinfo", OPINFO_SOURCE, found, tolerances, compiled, oracle_tests=oracle_tests,
+        eager_max_samples=eager_max_samples,
+    )
 
 
 def module_manifest(
-    api: pd.DataFrame, tolerances: dict[str, dict[str, float]], compiled: dict[str, Any]
+    api: pd.DataFrame,
+    tolerances: dict[str, dict[str, float]],
+    compiled: dict[str, Any],
+    eager_max_samples: int | None = None,
 ) -> dict[str, Any]:
     """The manifest of the installed torch's module_db (torch.nn modules, ModuleInfo)."""
     import torch
@@ -93,7 +102,10 @@ def module_manifest(
         function, unmapped = class_function(info.module_cls, candidates, public)
         found.append((info.name, function, unmapped, info, {}))
     oracle_tests = (MODULE_ORACLE_TESTS, MODULE_COMPARABLE_TESTS)
-    return _manifest("module", MODULE_SOURCE, found, tolerances, compiled, oracle_tests=oracle_tests)
+    return _manifest(
+        "module", MODULE_SOURCE, found, tolerances, compiled, oracle_tests=oracle_tests,
+        eager_max_samples=eager_max_samples,
+    )
 
 
 # OptimizerInfo declares no dtypes: the census runs the floating ones (complex where supported).
@@ -111,7 +123,10 @@ class _Undeclared:
 
 
 def optimizer_manifest(
-    api: pd.DataFrame, tolerances: dict[str, dict[str, float]], compiled: dict[str, Any]
+    api: pd.DataFrame,
+    tolerances: dict[str, dict[str, float]],
+    compiled: dict[str, Any],
+    eager_max_samples: int | None = None,
 ) -> dict[str, Any]:
     """The manifest of the installed torch's optim_db (torch.optim, OptimizerInfo)."""
     import torch
@@ -126,7 +141,10 @@ def optimizer_manifest(
             [torch.complex64] if info.supports_complex else []
         )
         found.append((name, function, unmapped, _Undeclared(dtypes), {}))
-    return _manifest("optimizer", OPTIMIZER_SOURCE, found, tolerances, compiled, device_types=("census",))
+    return _manifest(
+        "optimizer", OPTIMIZER_SOURCE, found, tolerances, compiled, ("census",),
+        eager_max_samples=eager_max_samples,
+    )
 
 
 def _manifest(
@@ -137,6 +155,7 @@ def _manifest(
     compiled: dict[str, Any],
     device_types: tuple[str, ...] = DEVICE_TYPES,
     oracle_tests: tuple[dict[str, tuple[str, str]], tuple[tuple[str, str], ...]] | None = None,
+    eager_max_samples: int | None = None,
 ) -> dict[str, Any]:
     """A manifest from (entry, public function or None, why none, database item, extra fields):
     every dtype the item knows of on `device_types`, those declared on cpu, the policy; with
@@ -163,7 +182,12 @@ def _manifest(
             }
         )
     return manifest_document(
-        ("torch", str(torch.__version__), origin, source), entries, unmapped, tolerances, compiled
+        ("torch", str(torch.__version__), origin, source),
+        entries,
+        unmapped,
+        tolerances,
+        compiled,
+        eager_max_samples=eager_max_samples,
     )
 
 
@@ -174,10 +198,12 @@ def manifest_document(
     tolerances: dict[str, dict[str, Any]],
     compiled: dict[str, Any],
     extra: dict[str, Any] | None = None,
+    eager_max_samples: int | None = None,
 ) -> dict[str, Any]:
     """The manifest every census harvester writes, from (framework, version, origin, source), its
-    entries, the unmapped ones with their reasons, the tolerance policy, the compiled-mode limits
-    and the source's own fields. Refuses a dtype without a tolerance and two entries on one case id
+    entries, the unmapped ones with their reasons, the tolerance policy, the compiled-mode limits,
+    the eager cap where the framework has one (census.eager.max_samples), and the source's own
+    fields. Refuses a dtype without a tolerance and two entries on one case id
     (either would make the census run judge or name something it cannot)."""
     framework, version, origin, source = identity
     for entry in entries:
@@ -205,6 +231,7 @@ def manifest_document(
             "dtypes": [str(dtype) for dtype in compiled["dtypes"]],
             "max_samples": int(compiled["max_samples"]),
         },
+        **({"eager": {"max_samples": int(eager_max_samples)}} if eager_max_samples is not None else {}),
         "entries": entries,
         "unmapped": unmapped,
     }
@@ -314,7 +341,8 @@ MANIFESTS = {"opinfo": opinfo_manifest, "module": module_manifest, "optimizer": 
 def torch_manifests(api: pd.DataFrame, census_params: dict[str, Any]) -> dict[str, dict[str, Any]]:
     """origin -> manifest of every torch census source."""
     tolerances, compiled = census_params["tolerances"], census_params["compiled"]
-    return {origin: make(api, tolerances, compiled) for origin, make in MANIFESTS.items()}
+    cap = census_params.get("eager", {}).get("max_samples", {}).get("torch")
+    return {origin: make(api, tolerances, compiled, cap) for origin, make in MANIFESTS.items()}
 
 
 def write_manifests(

@@ -10,6 +10,7 @@ device machine can run the census.
 
 from __future__ import annotations
 
+import itertools
 import re
 from functools import cached_property
 from pathlib import Path
@@ -194,6 +195,14 @@ class CensusModule:
         parametrize_pairs(metafunc, self.manifest)
 
     def samples(self, items: Any, mode: str) -> list[Any]:
-        """The samples a subtest runs: all of them in eager mode, the first few compiled."""
-        items = list(items)
-        return items[: self.manifest["compiled"]["max_samples"]] if mode == "compiled" else items
+        """The samples a subtest runs, in the generator's order: the first few compiled; in eager
+        mode all of them, or the first `eager.max_samples` where the manifest caps them (torch's
+        generators yield up to 1,440 per entry and dtype). Taken lazily: samples past the cap are
+        never made."""
+        cap = self.manifest["compiled"]["max_samples"] if mode == "compiled" else self.eager_cap
+        return list(itertools.islice(items, cap))
+
+    @property
+    def eager_cap(self) -> int | None:
+        """The manifest's eager cap on samples per subtest (census.eager.max_samples), or None."""
+        return self.manifest.get("eager", {}).get("max_samples")

@@ -6,7 +6,8 @@ is forked from a process that has imported the framework and touched nothing els
 (`fork_worker`), or, where that process refuses (a thread that could hold a lock at the fork) or
 cannot start, spawned as a new interpreter as the runner's workers are. Both are alone; forking
 skips the import (seconds per confirmation, most of its cost). Each verdict journals which it was
-(`worker`: fork or spawn) and the forking process's native thread count.
+(`worker`: fork or spawn), the forking process's native thread count, and what it had read before
+forking (`preloaded`: the census manifests, torch's test databases; fork_worker.preload).
 
 Each thread of the confirming pool keeps its own forking process and replaces it after a timeout
 or a memory kill (those take the whole process group down).
@@ -48,14 +49,26 @@ class AloneRunner:
         self.fork_refused: str | None = None  # why forking fell back to spawning, once it did
 
     def run(self, test_id: str) -> dict[str, Any]:
-        """{outcome, error_type, worker, native_threads} of the subtest run by itself."""
+        """{outcome, error_type, worker, native_threads, preloaded} of the subtest run by itself."""
         forker = self._forker() if self.method == "fork" else None
         if forker is None:
             outcome, error_type = self._spawned(test_id)
-            return {"outcome": outcome, "error_type": error_type, "worker": "spawn", "native_threads": None}
-        worker, threads = forker
+            return {
+                "outcome": outcome,
+                "error_type": error_type,
+                "worker": "spawn",
+                "native_threads": None,
+                "preloaded": [],
+            }
+        worker, threads, preloaded = forker
         outcome, error_type = self._forked(worker, test_id)
-        return {"outcome": outcome, "error_type": error_type, "worker": "fork", "native_threads": threads}
+        return {
+            "outcome": outcome,
+            "error_type": error_type,
+            "worker": "fork",
+            "native_threads": threads,
+            "preloaded": preloaded,
+        }
 
     def close(self) -> None:
         with self._lock:
@@ -76,7 +89,7 @@ class AloneRunner:
             return worker, None, (first or {}).get("error") or "no answer"
         return worker, first, ""
 
-    def _forker(self) -> tuple[Worker, int] | None:
+    def _forker(self) -> tuple[Worker, int, list[str]] | None:
         """This thread's forking process (started if it has none or it ended); None: spawn."""
         if self.fork_refused is not None:
             return None
@@ -87,13 +100,13 @@ class AloneRunner:
         if ready is None:
             self.fork_refused = why
             return None
-        self._local.forker = (worker, int(ready.get("native_threads", -1)))
+        self._local.forker = (worker, int(ready.get("native_threads", -1)), list(ready.get("preloaded", [])))
         with self._lock:
             self._forkers.append(worker)
         return self._local.forker
 
     def _discard_forker(self) -> None:
-        worker, _ = self._local.forker
+        worker = self._local.forker[0]
         worker.kill()
         self._local.forker = None
         with self._lock:

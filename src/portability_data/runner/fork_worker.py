@@ -16,16 +16,36 @@ Forking is safe only where no other thread can hold a lock at the fork: the proc
 (`fatal`) when a Python thread besides the main one exists, and reports its native thread count
 (OpenBLAS's server thread, jemalloc's background thread: both libraries re-arm themselves at fork)
 in `ready`, which the confirmation journals. The supervisor then falls back to spawned workers.
+
+Before forking it also reads what every child would read first and never changes (`preload`): the
+framework's census manifests (parsed once, ~0.5 s each time otherwise), and on a CPU-only build
+the framework's own test databases the census modules collect from (torch's OpInfo, ModuleInfo and
+OptimizerInfo: ~5 s per child otherwise). A spawned worker imports the same before its subtest, at
+collection; nothing of the device or of any case runs here.
 """
 
 from __future__ import annotations
 
+import importlib
 import io
 import json
 import os
 import sys
 import threading
+from pathlib import Path
 from typing import Any, TextIO
+
+# The framework's test databases its census modules import, read here once instead of once per
+# child. Only on a build without an accelerator runtime: torch's test utilities ask CUDA whether
+# it is there at import, and a CUDA driver initialised before a fork is unusable in the child.
+# (Importing them starts scipy's OpenBLAS server thread, which re-arms at fork like the others.)
+TEST_DATABASES = {
+    "torch": (
+        "torch.testing._internal.common_methods_invocations",
+        "torch.testing._internal.common_modules",
+        "torch.testing._internal.common_optimizers",
+    ),
+}
 
 
 def _emit(stream: TextIO, event: dict[str, Any]) -> None:
@@ -41,6 +61,38 @@ def native_threads() -> int:
         return -1
 
 
+def accelerator_free(framework: str) -> bool:
+    """True where the framework's build has no accelerator runtime to initialise by accident."""
+    if framework != "torch":
+        return False
+    import torch
+
+    return torch.version.cuda is None and getattr(torch.version, "hip", None) is None
+
+
+def preload(framework: str, rootdir: str) -> list[str]:
+    """Read the framework's census manifests and (accelerator-free builds only) its test databases;
+    the names of what was loaded, for `ready`. What fails to load is left to the child, which
+    loads it again and reports the failure where it belongs, as a spawned worker would."""
+    from portability_data.runner.census_rows import CensusManifestError, manifest_paths, read_manifest
+
+    loaded = []
+    for path in manifest_paths(Path(rootdir) / "cases", framework):
+        try:
+            read_manifest(path)
+            loaded.append(path.name)
+        except CensusManifestError:
+            continue
+    if accelerator_free(framework):
+        for module in TEST_DATABASES.get(framework, ()):
+            try:
+                importlib.import_module(module)
+                loaded.append(module)
+            except Exception:  # the child's own import says why
+                continue
+    return loaded
+
+
 def main() -> int:
     events = os.fdopen(int(os.environ["PORTABILITY_EVENTS_FD"]), "w", buffering=1)
     framework = os.environ["PORTABILITY_FRAMEWORK"]
@@ -50,6 +102,7 @@ def main() -> int:
         from portability_data.runner import harness, worker  # noqa: F401
 
         __import__(framework)
+        preloaded = preload(framework, os.environ["PORTABILITY_ROOTDIR"])
     except Exception as exc:  # the framework does not import: the spawned path will say why
         _emit(events, {"event": "fatal", "error": f"{type(exc).__name__}: {exc}"})
         return 3
@@ -57,7 +110,7 @@ def main() -> int:
         names = ", ".join(thread.name for thread in threading.enumerate())
         _emit(events, {"event": "fatal", "error": f"not fork-safe: Python threads running ({names})"})
         return 3
-    _emit(events, {"event": "ready", "native_threads": native_threads()})
+    _emit(events, {"event": "ready", "native_threads": native_threads(), "preloaded": preloaded})
     for line in sys.stdin:
         sys.stdout.flush()
         sys.stderr.flush()
