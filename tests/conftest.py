@@ -415,6 +415,8 @@ def census_checkout(root: Path, framework: str, wanted: dict[str, dict[str, list
     folder = root / "cases" / framework / "census"
     folder.mkdir(parents=True)
     shutil.copy(REPO_ROOT / "cases" / "conftest.py", root / "cases" / "conftest.py")
+    if (census / "conftest.py").is_file():  # the framework's census-wide pytest settings
+        shutil.copy(census / "conftest.py", folder / "conftest.py")
     for origin, entries in wanted.items():
         if not entries:
             continue

@@ -230,6 +230,12 @@ def test_an_eager_census_run_measures_each_pair(tmp_path: Path) -> None:
         "confirmed",
     )
     assert acos["samples_failed"] == acos["samples"] > 0
+    # the census conftest reports failures in Python's own format (no TensorFlow source parsed
+    # per failure); the row's error above comes from the exception, not from the report
+    (log,) = (root / "data" / ".journal").glob("*.log")
+    worker_output = log.read_text(errors="replace")
+    assert "Traceback (most recent call last)" in worker_output
+    assert "def test_entry(" not in worker_output  # what the default (long) report would show
 
 
 def test_the_compiled_census_runs_each_sample_under_xla(tmp_path: Path) -> None:
