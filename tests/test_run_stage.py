@@ -66,3 +66,146 @@ def test_per_framework_modes_and_timeouts_choose_the_settings(case_repo, monkeyp
     monkeypatch.setattr(stage, "run", lambda *a, **k: (_ for _ in ()).throw(AssertionError("ran")))
     covering = stage.run_stage(params, case_repo.root, case_repo.root / "manifest.json", suite="census")
     assert covering == ["torch-eager", "torch-compiled", "jax-eager"]
+
+
+PARAMS = {
+    "frameworks": ["torch"],
+    "devices": ["cpu"],
+    "modes": ["eager"],
+    "repeats": 1,
+    "timeout_s": 120,
+    "memory_mb": 4096,
+}
+
+
+def _git(root: Path, *args: str) -> None:
+    import subprocess
+
+    subprocess.run(
+        ["git", "-C", str(root), "-c", "user.name=t", "-c", "user.email=t@t", *args],
+        check=True,
+        capture_output=True,
+    )
+
+
+def _runs_rows(root: Path) -> dict[str, dict]:
+    import pyarrow.parquet as pq
+
+    rows = {}
+    for path in (root / "data" / "runs").rglob("*.parquet"):
+        for row in pq.read_table(path).to_pylist():
+            rows[row["run_id"]] = row
+    return rows
+
+
+def test_a_new_or_edited_case_is_measured_alone(case_repo, capsys) -> None:
+    """The real stage and runner on a committed case repository: the first call measures the whole
+    suite; a new case, then an edited one, cost one run of that case each (the whole-suite run is
+    proven by the case files at its commit, the one-case run by the digests it recorded); with
+    nothing changed nothing runs, and the manifest names every run that measured a current case."""
+    import json
+
+    from portability_data.pipeline import run_stage as stage
+
+    case_repo.add("torch", "one", "def test_a():\n    assert True\n")
+    case_repo.add("torch", "two", "def test_b():\n    assert 2 > 1\n")
+    _git(case_repo.root, "init", "-q")
+    _git(case_repo.root, "add", "cases")
+    _git(case_repo.root, "commit", "-q", "-m", "cases")
+    manifest = case_repo.root / "manifest.json"
+
+    first = stage.run_stage(PARAMS, case_repo.root, manifest)
+    assert len(first) == 1
+    assert set(json.loads(_runs_rows(case_repo.root)[first[0]]["case_digests"])) == {"torch.one", "torch.two"}
+
+    case_repo.add("torch", "three", "def test_c():\n    assert 3 > 2\n")  # not committed: proven by digests
+    second = stage.run_stage(PARAMS, case_repo.root, manifest)
+    assert second[0] == first[0] and len(second) == 2
+    added = _runs_rows(case_repo.root)[second[1]]
+    assert set(json.loads(added["case_digests"])) == {"torch.three"}
+    assert added["status"] == "complete"
+    assert "running 1 new or changed case(s)" in capsys.readouterr().out
+
+    (case_repo.root / "cases" / "torch" / "test_one.py").write_text("def test_a():\n    assert 1 == 1\n")
+    third = stage.run_stage(PARAMS, case_repo.root, manifest)
+    edited = _runs_rows(case_repo.root)[third[-1]]
+    assert set(json.loads(edited["case_digests"])) == {"torch.one"}
+    assert set(third) == {*second, edited["run_id"]}
+
+    runs_before = set(_runs_rows(case_repo.root))
+    again = stage.run_stage(PARAMS, case_repo.root, manifest)
+    assert set(_runs_rows(case_repo.root)) == runs_before  # nothing ran
+    assert set(again) == set(third)
+    assert json.loads(manifest.read_text())["runs"] == again
+
+
+def _subset_run(case_repo, params: dict, digests_of: list[str], run_id: str) -> dict[str, str]:
+    """A complete runs row as the stage would write for a run of these cases (no runner)."""
+    import json
+
+    from portability_data.pipeline import run_stage as stage
+    from portability_data.runner.provenance import case_digests, harness_digest
+    from portability_data.runner.spec import Paths
+
+    paths = Paths.under(case_repo.root)
+    harness = harness_digest(paths.cases_dir)
+    digests = case_digests(paths, digests_of, "torch")
+    spec = stage.setting_spec("torch", "cpu", "eager", params["repeats"], params)
+    _, key = stage.subset_key(spec, digests, harness)
+    row = {
+        **example_rows()["runs"][0],
+        "run_id": run_id,
+        "framework": "torch",
+        "device": "cpu",
+        "mode": "eager",
+        "source": "portability",
+        "status": "complete",
+        "params_hash": key,
+        "harness_digest": harness,
+        "case_digests": json.dumps(digests, sort_keys=True),
+        "git_commit": None,
+    }
+    write_table("runs", pd.DataFrame([row]), paths.runs_dir / "portability" / f"{run_id}.parquet")
+    return digests
+
+
+def test_other_limits_or_another_harness_are_not_credited(case_repo, monkeypatch) -> None:
+    """A run made under other limits (here the memory cap, which the runs row does not record) or
+    with another harness measured nothing that counts today: the whole suite runs again."""
+    from portability_data.pipeline import run_stage as stage
+
+    case_repo.add("torch", "one", "def test_a():\n    assert True\n")
+    case_repo.add("torch", "two", "def test_b():\n    assert True\n")
+    asked = []
+    monkeypatch.setattr(stage, "run", lambda spec, *a, **k: asked.append(spec) or f"new-{len(asked)}")
+    manifest = case_repo.root / "manifest.json"
+
+    _subset_run(case_repo, {**PARAMS, "memory_mb": 8192}, ["torch.one"], "other-cap")
+    assert stage.run_stage(PARAMS, case_repo.root, manifest) == ["new-1"]
+    assert asked[-1].cases == ()  # nothing proven: the whole suite, as one run of the setting
+
+    _subset_run(case_repo, PARAMS, ["torch.one"], "same-cap")
+    assert stage.run_stage(PARAMS, case_repo.root, manifest) == ["same-cap", "new-2"]
+    assert asked[-1].cases == ("torch.two",)
+
+    (case_repo.root / "cases" / "conftest.py").write_text("# another harness\n")
+    assert stage.run_stage(PARAMS, case_repo.root, manifest) == ["new-3"]
+    assert asked[-1].cases == ()
+
+
+def test_suite_digest_at_a_commit_matches_the_tree(case_repo) -> None:
+    """The digest git gives for a commit is the digest of the files as they were committed; a path
+    outside git (or an unknown commit) says it cannot tell."""
+    from portability_data.pipeline.run_stage import cases_digest, cases_digest_at
+
+    case_repo.add("torch", "one", "def test_a():\n    assert True\n")
+    assert cases_digest_at(case_repo.root, "HEAD", "torch") is None  # not a repository
+    _git(case_repo.root, "init", "-q")
+    _git(case_repo.root, "add", "cases")
+    _git(case_repo.root, "commit", "-q", "-m", "cases")
+    committed = cases_digest(case_repo.root, "torch")
+    assert cases_digest_at(case_repo.root, "HEAD", "torch") == committed
+    (case_repo.root / "cases" / "torch" / "test_one.py").write_text("def test_a():\n    assert 0\n")
+    assert cases_digest(case_repo.root, "torch") != committed
+    assert cases_digest_at(case_repo.root, "HEAD", "torch") == committed
+    assert cases_digest_at(case_repo.root, "0" * 40, "torch") is None

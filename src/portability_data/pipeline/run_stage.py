@@ -1,41 +1,139 @@
-"""The DVC `run` stage: run every framework x device x mode of params.yaml that this checkout
-has no complete run for, and write a manifest of the runs that cover the current cases.
+"""The DVC `run` stage: run, for every framework x device x mode of params.yaml, the cases that no
+finished run has measured as they are now, and write a manifest of the runs that cover the cases.
 
 Shards are source data, not stage outputs (DESIGN.md): a shard from another machine is added by
-git and picked up by `aggregate`. So this stage skips a combination when a complete run of the
-same framework, device, mode and parameters over the same case files and the same harness is
-already in data/runs (the params hash covers both digests: a changed harness re-measures), and only
-the manifest is its output.
+git and picked up by `aggregate`. A setting is up to date when a finished run of the same framework,
+device, mode and parameters over the same case files and the same harness is in data/runs (the
+params hash covers both digests: a changed harness re-measures everything). Otherwise the stage
+measures only what is missing: a case counts as measured when a complete run whose parameters are
+proven equal to today's (its params hash recomputed from what it recorded: its case digests, or the
+case files at its git commit) ran it with the same harness and the same case files. So a new or
+edited case costs its own run, not its framework's whole suite again (aggregate pools, per case,
+the runs of the newest code: aggregate_subtests.supersede). Only the manifest is an output.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
+import subprocess
 from pathlib import Path
 from typing import Any
 
 import pyarrow.parquet as pq
 
 from portability_data.runner.census_rows import CENSUS_FOLDER
-from portability_data.runner.provenance import ORACLE_FILE, harness_digest
-from portability_data.runner.spec import SOURCE, Paths, RunSpec
+from portability_data.runner.provenance import ORACLE_FILE, case_digests, harness_digest, sha256_of_parts
+from portability_data.runner.spec import SOURCE, Paths, RunSpec, select_cases
 from portability_data.runner.supervisor import run
 from portability_data.tables.atomic import atomic_write_bytes
+
+SUITE_FILES = (".py", ".yaml")
 
 
 def cases_digest(repo_root: Path, framework: str, suite: str = "curated") -> str:
     """sha256 over the suite's row and test files (names and contents): the framework's case
     files, or its census manifests and modules (cases/<framework>/census/)."""
-    digest = hashlib.sha256()
     folder = repo_root / "cases" / framework
     paths = sorted((folder / CENSUS_FOLDER if suite == "census" else folder).glob("*"))
     if suite == "census":
         paths.append(ORACLE_FILE)
-    for path in paths:
-        if path.suffix in (".py", ".yaml") and path.is_file():
-            digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
+    return _suite_digest(
+        (path.name, path.read_bytes()) for path in paths if path.suffix in SUITE_FILES and path.is_file()
+    )
+
+
+def _suite_digest(named_contents: Any) -> str:
+    digest = hashlib.sha256()
+    for name, content in named_contents:
+        digest.update(name.encode() + b"\0" + content + b"\0")
     return digest.hexdigest()[:16]
+
+
+def cases_digest_at(repo_root: Path, commit: str, framework: str, suite: str = "curated") -> str | None:
+    """`cases_digest` of the suite as committed at `commit` (None where git cannot tell: no
+    repository, an unknown commit): how a whole-suite run's params hash is proven."""
+    folder = f"cases/{framework}/{CENSUS_FOLDER}/" if suite == "census" else f"cases/{framework}/"
+    paths = [f"{commit}:{folder}"]
+    if suite == "census":
+        try:
+            oracle = ORACLE_FILE.resolve().relative_to(Path(repo_root).resolve())
+        except ValueError:  # the package is installed outside this checkout: git cannot tell
+            return None
+        paths.append(f"{commit}:{oracle.as_posix()}")
+    listing = _git(repo_root, b"", "ls-tree", "-z", commit, folder)
+    if listing is None:
+        return None
+    files = []
+    for entry in listing.split(b"\0"):
+        if entry:
+            meta, path = entry.split(b"\t", 1)
+            name = path.decode().rsplit("/", 1)[-1]
+            if meta.split()[1] == b"blob" and Path(name).suffix in SUITE_FILES:
+                files.append((name, f"{commit}:{path.decode()}"))
+    files.sort()
+    if suite == "census":
+        files.append((ORACLE_FILE.name, paths[1]))
+    contents = _git_blobs(repo_root, [path for _, path in files])
+    if contents is None:
+        return None
+    return _suite_digest(zip([name for name, _ in files], contents))
+
+
+def _git(repo_root: Path, stdin: bytes, *args: str) -> bytes | None:
+    try:
+        done = subprocess.run(
+            ["git", "-C", str(repo_root), *args], input=stdin, capture_output=True, timeout=120, check=False
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return done.stdout if done.returncode == 0 else None
+
+
+def _git_blobs(repo_root: Path, objects: list[str]) -> list[bytes] | None:
+    """The contents of `commit:path` objects, read by one `git cat-file --batch`."""
+    out = _git(repo_root, "".join(f"{o}\n" for o in objects).encode(), "cat-file", "--batch")
+    if out is None:
+        return None
+    contents, at = [], 0
+    for _ in objects:
+        header_end = out.index(b"\n", at)
+        header = out[at:header_end].split()
+        if len(header) != 3 or header[1] != b"blob":
+            return None  # "<object> missing", or not a file
+        size = int(header[2])
+        contents.append(out[header_end + 1 : header_end + 1 + size])
+        at = header_end + 1 + size + 1
+    return contents
+
+
+RUN_COLUMNS = [
+    "run_id",
+    "source",
+    "framework",
+    "device",
+    "mode",
+    "status",
+    "params_hash",
+    "git_commit",
+    "harness_digest",
+    "case_digests",
+    "started_at",
+    "finished_at",
+]
+
+
+def finished_runs(runs_dir: Path) -> list[dict[str, Any]]:
+    """Every complete or partial runs row in data/runs (the columns the stage reads)."""
+    rows = []
+    for path in sorted(runs_dir.rglob("*.parquet")):
+        table = pq.read_table(path)
+        columns = [c for c in RUN_COLUMNS if c in table.column_names]
+        for row in table.select(columns).to_pylist():
+            if row["status"] in ("complete", "partial") and row.get("params_hash"):
+                rows.append(row)
+    return rows
 
 
 def existing_runs(runs_dir: Path) -> dict[str, dict[str, Any]]:
@@ -43,14 +141,10 @@ def existing_runs(runs_dir: Path) -> dict[str, dict[str, Any]]:
     with `portability run --close` (the stage does not redo a run someone chose to stop; resume
     it by hand). A complete run wins over a partial one; else the latest."""
     found: dict[str, dict[str, Any]] = {}
-    columns = ["run_id", "params_hash", "status", "finished_at"]
-    for path in sorted(runs_dir.rglob("*.parquet")):
-        for row in pq.read_table(path, columns=columns).to_pylist():
-            key = row["params_hash"]
-            if row["status"] not in ("complete", "partial") or not key:
-                continue
-            if key not in found or found[key]["status"] != "complete" or row["status"] == "complete":
-                found[key] = row
+    for row in finished_runs(runs_dir):
+        key = row["params_hash"]
+        if key not in found or found[key]["status"] != "complete" or row["status"] == "complete":
+            found[key] = row
     return found
 
 
@@ -79,6 +173,59 @@ def setting_spec(
     )
 
 
+def subset_key(spec: RunSpec, digests: dict[str, str], harness: str) -> tuple[RunSpec, str]:
+    """The spec and params hash of a run of only these cases (their digests as the runs row
+    records them), so that the hash can be recomputed from the row alone."""
+    subset = dataclasses.replace(spec, cases=tuple(sorted(digests)))
+    listed = sha256_of_parts(*(f"{k}={v}".encode() for k, v in sorted(digests.items())))
+    return subset, subset.params_hash(listed + harness)
+
+
+def proven_digests(row: dict[str, Any], spec: RunSpec, harness: str, repo_root: Path) -> dict[str, str]:
+    """The case digests a complete run of this setting measured, when its params hash is proven
+    to be today's parameters over those cases with today's harness; {} when it cannot be proven
+    (other limits, another harness, a tree that git does not hold)."""
+    if row["status"] != "complete" or row.get("harness_digest") != harness:
+        return {}
+    if (row.get("source"), row.get("framework"), row.get("device"), row.get("mode")) != (
+        spec.source,
+        spec.framework,
+        spec.device,
+        spec.mode,
+    ):
+        return {}
+    try:
+        digests = json.loads(row.get("case_digests") or "{}")
+    except json.JSONDecodeError:
+        return {}
+    if not isinstance(digests, dict) or not digests:
+        return {}
+    if subset_key(spec, digests, harness)[1] == row["params_hash"]:
+        return digests
+    commit = row.get("git_commit")
+    whole = cases_digest_at(repo_root, commit, spec.framework, spec.suite) if commit else None
+    if whole is not None and spec.params_hash(whole + harness) == row["params_hash"]:
+        return digests
+    return {}
+
+
+def missing_cases(
+    spec: RunSpec, paths: Paths, harness: str, rows: list[dict[str, Any]]
+) -> tuple[dict[str, str], list[str]]:
+    """(the current cases that no proven run measured as they are now, with their digests; the
+    proven runs that measured some current case as it is now, oldest first)."""
+    current = case_digests(paths, [r["case_id"] for r in select_cases(spec, paths)], spec.framework)
+    measured: set[str] = set()
+    supplying = []
+    for row in sorted(rows, key=lambda r: str(r.get("started_at") or "")):
+        digests = proven_digests(row, spec, harness, paths.repo_root)
+        same = {c for c, d in digests.items() if current.get(c) == d}
+        if same:
+            measured |= same
+            supplying.append(row["run_id"])
+    return {c: d for c, d in current.items() if c not in measured}, supplying
+
+
 def run_stage(
     run_params: dict[str, Any],
     repo_root: Path,
@@ -90,9 +237,12 @@ def run_stage(
     `only` limits the frameworks (to run two streams side by side; the stage itself runs all). The
     census stage is the same over suite census with params.yaml's census section."""
     paths = Paths.under(repo_root)
+    rows = finished_runs(paths.runs_dir)
     done = existing_runs(paths.runs_dir)
-    covering = []
+    covering: list[str] = []
     harness = harness_digest(paths.cases_dir)
+    confirm_jobs = int(run_params.get("confirm_jobs", 1))
+    jobs = int(run_params.get("jobs", 1)) if suite == "census" else 1
     for framework in run_params["frameworks"]:
         if only and framework not in only:
             continue
@@ -100,16 +250,35 @@ def run_stage(
         for device in run_params["devices"]:
             for mode in run_params.get("modes_by_framework", {}).get(framework, run_params["modes"]):
                 spec = setting_spec(framework, device, mode, run_params["repeats"], run_params, suite=suite)
+                name = f"{framework}/{device}/{mode}"
                 key = spec.params_hash(digest)
                 if key in done:
                     state = "up to date" if done[key]["status"] == "complete" else "partial, closed by hand"
-                    print(f"{framework}/{device}/{mode}: {state} ({done[key]['run_id']})", flush=True)
+                    print(f"{name}: {state} ({done[key]['run_id']})", flush=True)
                     covering.append(done[key]["run_id"])
                     continue
-                print(f"{framework}/{device}/{mode}: running", flush=True)
-                confirm_jobs = int(run_params.get("confirm_jobs", 1))
-                jobs = int(run_params.get("jobs", 1)) if suite == "census" else 1
-                covering.append(run(spec, paths, params_hash=key, confirm_jobs=confirm_jobs, jobs=jobs))
+                missing, supplying = missing_cases(spec, paths, harness, rows)
+                covering.extend(r for r in supplying if r not in covering)
+                if not missing:
+                    print(f"{name}: up to date ({', '.join(supplying)})", flush=True)
+                    continue
+                if not supplying:  # nothing reusable: the whole suite, as one run of the setting
+                    print(f"{name}: running", flush=True)
+                    covering.append(run(spec, paths, params_hash=key, confirm_jobs=confirm_jobs, jobs=jobs))
+                    continue
+                subset, subset_hash = subset_key(spec, missing, harness)
+                if subset_hash in done and done[subset_hash]["status"] == "partial":
+                    print(f"{name}: partial, closed by hand ({done[subset_hash]['run_id']})", flush=True)
+                    covering.append(done[subset_hash]["run_id"])
+                    continue
+                print(
+                    f"{name}: running {len(missing)} new or changed case(s); the other cases are "
+                    f"measured by {', '.join(supplying)}",
+                    flush=True,
+                )
+                covering.append(
+                    run(subset, paths, params_hash=subset_hash, confirm_jobs=confirm_jobs, jobs=jobs)
+                )
     text = json.dumps({"runs": covering}, indent=2) + "\n"
     atomic_write_bytes(manifest, text.encode())
     return covering
