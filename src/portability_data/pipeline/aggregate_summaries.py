@@ -7,7 +7,7 @@ Not part of the `aggregate` stage's tables: the report builds its sections from 
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 import pandas as pd
@@ -163,16 +163,26 @@ def summary_tables(
     return tables
 
 
+def outcomes_per_sample(
+    outcomes: pd.DataFrame, samples: pd.DataFrame
+) -> Iterator[tuple[str, pd.DataFrame, pd.DataFrame]]:
+    """(sample id, the functions it drew, the outcomes that count for it), per sample. The study's
+    own outcomes count for its own sample only (it never ran a later one, and a later sample's
+    function it happened to test is not that sample's draw); ours count for every sample. Samples
+    without a sample_id column are the study's."""
+    if "sample_id" not in samples.columns:
+        samples = samples.assign(sample_id=STUDY)
+    for sample_id, drawn in samples.groupby("sample_id", sort=True):
+        yield str(sample_id), drawn, outcomes if sample_id == STUDY else outcomes[outcomes["source"] != STUDY]
+
+
 def _top20_vs_all(outcomes: pd.DataFrame, samples: pd.DataFrame, device_keys: list[str]) -> pd.DataFrame:
     """Table 4 per sample: each sample's top-20 bucket against all of its functions. The study's
     own outcomes count for its own sample only (it never ran a later one, and a later sample's
     function it happened to test is not that sample's draw); ours count for every sample, so one
     setting reads as then (the study's sample) and now (today's) side by side."""
-    if "sample_id" not in samples.columns:
-        samples = samples.assign(sample_id=STUDY)
     parts = []
-    for sample_id, drawn in samples.groupby("sample_id", sort=True):
-        measured = outcomes if sample_id == STUDY else outcomes[outcomes["source"] != STUDY]
+    for sample_id, drawn, measured in outcomes_per_sample(outcomes, samples):
         top20 = set(
             zip(
                 drawn.loc[drawn["bucket"] == "top20", "framework"],

@@ -7,6 +7,7 @@ from __future__ import annotations
 import pandas as pd
 
 from portability_data.pipeline.aggregate import DEFAULT_QUIET_LOAD_MAX, REREAD, supersede
+from portability_data.pipeline.aggregate_summaries import outcomes_per_sample
 from portability_data.report.inputs import (
     BUCKET_ORDER,
     FAILING,
@@ -185,15 +186,12 @@ def failure_by_bucket(outcomes: pd.DataFrame, samples: pd.DataFrame) -> pd.DataF
     columns = [*SETTING_KEYS, "sample_id", "bucket", "n_known", "n_failing", "pct_failing"]
     if outcomes.empty or samples.empty:
         return pd.DataFrame(columns=columns)
-    if "sample_id" not in samples.columns:
-        samples = samples.assign(sample_id=STUDY)
     known = outcomes[outcomes["outcome"].isin(KNOWN)]
     parts = []
-    for sample_id, drawn in samples.groupby("sample_id", sort=True):
+    for sample_id, drawn, measured in outcomes_per_sample(known, samples):
         buckets: dict[tuple[str, str], str] = {}
         for framework, function, bucket in zip(drawn["framework"], drawn["function"], drawn["bucket"]):
             buckets.setdefault((framework, canonical_function(framework, function)), str(bucket))
-        measured = known if sample_id == STUDY else known[known["source"] != STUDY]
         frame = measured.assign(
             sample_id=sample_id,
             bucket=[buckets.get((fw, fn)) for fw, fn in zip(measured["framework"], measured["function"])],
