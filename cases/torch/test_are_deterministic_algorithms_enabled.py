@@ -57,7 +57,13 @@ def _empty(shape: tuple[int, ...], dtype: torch.dtype, device: str) -> torch.Ten
 
 
 FILL_DTYPES = [
-    torch.float32, torch.float64, torch.float16, torch.bfloat16, torch.int32, torch.int64, torch.uint8,
+    torch.float32,
+    torch.float64,
+    torch.float16,
+    torch.bfloat16,
+    torch.int32,
+    torch.int64,
+    torch.uint8,
 ]
 
 

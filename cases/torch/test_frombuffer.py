@@ -102,7 +102,13 @@ def test_frombuffer_byte_order_is_native(device, timed):
         ({"buffer": [1, 2, 3, 4], "dtype": torch.float32}, r"buffer protocol"),
     ],
     ids=[
-        "empty", "count_zero", "negative_offset", "offset_at_end", "count_too_big", "ragged", "not_a_buffer",
+        "empty",
+        "count_zero",
+        "negative_offset",
+        "offset_at_end",
+        "count_too_big",
+        "ragged",
+        "not_a_buffer",
     ],
 )
 def test_frombuffer_refusals(device, timed, kwargs, match):
