@@ -683,3 +683,27 @@ def test_the_threshold_comes_from_params(tmp_path: Path) -> None:
     params.write_text("aggregate:\n  quiet_load_max: high\n")
     with pytest.raises(ParamsError, match=r"aggregate\.quiet_load_max"):
         quiet_load_max(params)
+
+
+def test_rows_of_a_case_no_longer_in_the_cases_table_are_left_out() -> None:
+    """A renamed case keeps its old rows in the immutable shards; the outcome follows the cases
+    table (the new id), the study's rows are never dropped, and without case ids nothing is."""
+    old = row("a", "failed", function="tensorflow.train.Feature", framework="tensorflow")
+    new = row("a", function="tensorflow.compat.v1.train.Feature", framework="tensorflow")
+    study = {**row("a", function="tensorflow.gone", framework="tensorflow"), "source": "mince2023"}
+    cases = pd.DataFrame(
+        {
+            "case_id": ["tensorflow.compat.v1.train.Feature"],
+            "framework": ["tensorflow"],
+            "function": ["tensorflow.compat.v1.train.Feature"],
+            "status": ["active"],
+            "removed_since": [None],
+        }
+    )
+    outcomes, _ = aggregate(frame([old, new, study]), None, cases)
+    assert dict(zip(outcomes["function"], outcomes["outcome"])) == {
+        "tensorflow.compat.v1.train.Feature": "success",
+        "tensorflow.gone": "success",
+    }
+    outcomes, _ = aggregate(frame([old, new]), None, cases.drop(columns="case_id"))
+    assert set(outcomes["function"]) == {"tensorflow.train.Feature", "tensorflow.compat.v1.train.Feature"}

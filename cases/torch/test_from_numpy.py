@@ -1,6 +1,8 @@
 """torch.from_numpy: a tensor over an ndarray's memory, against the array itself (values, dtype,
 shape, strides, shared memory, bit-exact specials) and the documented refusals."""
 
+import warnings
+
 import numpy as np
 import pytest
 import torch
@@ -69,12 +71,11 @@ def test_from_numpy_keeps_strides(device, timed, view):
         "column": base[:, 4],
         "broadcast": np.broadcast_to(base[0], (4, 10)),  # zero stride, read-only
     }[view]
-    with timed.region():
-        if view == "broadcast":
-            with pytest.warns(UserWarning, match="not writable"):
-                out = torch.from_numpy(array)
-        else:
-            out = torch.from_numpy(array)
+    # A read-only array makes torch warn "not writable" once per process (TORCH_WARN_ONCE), so
+    # whether this subtest sees the warning depends on what ran before it in the worker: not checked.
+    with timed.region(), warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        out = torch.from_numpy(array)
     assert out.stride() == tuple(s // array.itemsize for s in array.strides)
     assert out.data_ptr() == array.__array_interface__["data"][0]
     np.testing.assert_array_equal(out.numpy(), array)

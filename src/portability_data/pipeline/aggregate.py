@@ -40,6 +40,8 @@ Outcomes (docs/METHOD.md section 6, contract `outcomes`):
   files are pooled; older runs stay in the dataset and the report names them. Of the runs of the
   same code, a contended one (host load average above params.yaml aggregate.quiet_load_max) is
   left out where a quiet one stands beside it; runs without a recorded load are pooled as before.
+- Cases that exist (`without_orphans`): rows of our own runs whose case id the cases table no
+  longer has (a renamed or deleted case) stay in the shards but are left out of the outcomes.
 - Failure rules re-read (`reclassify_failures`): result shards are immutable and carry the rule
   table's reading at run time, so a rule added later would never reach them. Before anything is
   pooled, every failing row of our own sources is classified again with the current rule table
@@ -176,6 +178,27 @@ def _log_rereads(results: pd.DataFrame) -> None:
     )
 
 
+def without_orphans(results: pd.DataFrame, cases: pd.DataFrame | None) -> pd.DataFrame:
+    """Our own rows (not the study's) whose case the cases table no longer has are left out: a
+    case renamed or deleted keeps its rows in the immutable shards, but an outcome belongs to a case
+    that exists (the renamed one is measured under its new id). Without a cases table (or one
+    without case ids) nothing is left out."""
+    if cases is None or not len(cases) or "case_id" not in cases or not len(results):
+        return results
+    known = set(column_values(cases["case_id"]))
+    ours = [s != STUDY_SOURCE for s in column_values(results["source"])]
+    orphan = [o and c not in known for o, c in zip(ours, column_values(results["case_id"]))]
+    if any(orphan):
+        gone = sorted({c for c, o in zip(column_values(results["case_id"]), orphan) if o})
+        log.info(
+            "%d rows of %d case(s) no longer in the cases table left out: %s",
+            sum(orphan),
+            len(gone),
+            ", ".join(gone),
+        )
+    return results[[not o for o in orphan]].reset_index(drop=True)
+
+
 def aggregate(
     results: pd.DataFrame,
     runs: pd.DataFrame | None = None,
@@ -188,7 +211,7 @@ def aggregate(
     classified again by the current rules, then rows of superseded runs are left out (`supersede`,
     with the quiet-run threshold; None: off). Census rows are not the study's kind of measurement
     (its sample, its outcome per function): they go to the support matrix instead."""
-    results = reclassify_failures(without_census(results))
+    results = reclassify_failures(without_orphans(without_census(results), cases))
     _log_rereads(results)
     results, _ = supersede(results, runs, quiet_load_max=quiet_load_max)
     groups = collect_subtests(results)

@@ -1,4 +1,4 @@
-"""tf.train.Feature: the bytes/float/int64 oneof of tf.train.Example: wire bytes, float32 storage, parsing."""
+"""tf.compat.v1.train.Feature: the bytes/float/int64 oneof of tf.train.Example: wire bytes, parsing."""
 
 import struct
 
@@ -9,10 +9,10 @@ import tensorflow as tf
 
 def test_feature_kinds(device, timed):
     with timed.region():
-        empty = tf.train.Feature()
-        b = tf.train.Feature(bytes_list=tf.train.BytesList(value=[b"a", b"\x00\xff"]))
-        f = tf.train.Feature(float_list=tf.train.FloatList(value=[1.5, -2.0]))
-        i = tf.train.Feature(int64_list=tf.train.Int64List(value=[3, -4]))
+        empty = tf.compat.v1.train.Feature()
+        b = tf.compat.v1.train.Feature(bytes_list=tf.train.BytesList(value=[b"a", b"\x00\xff"]))
+        f = tf.compat.v1.train.Feature(float_list=tf.train.FloatList(value=[1.5, -2.0]))
+        i = tf.compat.v1.train.Feature(int64_list=tf.train.Int64List(value=[3, -4]))
     assert empty.WhichOneof("kind") is None and empty.SerializeToString() == b""
     assert (b.WhichOneof("kind"), list(b.bytes_list.value)) == ("bytes_list", [b"a", b"\x00\xff"])
     assert (f.WhichOneof("kind"), list(f.float_list.value)) == ("float_list", [1.5, -2.0])
@@ -21,7 +21,7 @@ def test_feature_kinds(device, timed):
 
 def test_feature_oneof_switches(device, timed):
     with timed.region():
-        feature = tf.train.Feature(float_list=tf.train.FloatList(value=[1.0]))
+        feature = tf.compat.v1.train.Feature(float_list=tf.train.FloatList(value=[1.0]))
         feature.int64_list.value.append(7)  # writing another member clears the first
     assert feature.WhichOneof("kind") == "int64_list"
     assert not feature.HasField("float_list") and list(feature.float_list.value) == []
@@ -29,9 +29,9 @@ def test_feature_oneof_switches(device, timed):
 
 def test_feature_wire_bytes(device, timed):
     with timed.region():
-        i = tf.train.Feature(int64_list=tf.train.Int64List(value=[1])).SerializeToString()
-        f = tf.train.Feature(float_list=tf.train.FloatList(value=[1.0, -0.0])).SerializeToString()
-        b = tf.train.Feature(bytes_list=tf.train.BytesList(value=[b"hi"])).SerializeToString()
+        i = tf.compat.v1.train.Feature(int64_list=tf.train.Int64List(value=[1])).SerializeToString()
+        f = tf.compat.v1.train.Feature(float_list=tf.train.FloatList(value=[1.0, -0.0])).SerializeToString()
+        b = tf.compat.v1.train.Feature(bytes_list=tf.train.BytesList(value=[b"hi"])).SerializeToString()
     # Field numbers: bytes_list 1, float_list 2, int64_list 3; floats packed as little-endian float32.
     assert i == b"\x1a\x03\x0a\x01\x01"
     assert f == b"\x12\x0a\x0a\x08" + struct.pack("<2f", 1.0, -0.0)
@@ -41,7 +41,7 @@ def test_feature_wire_bytes(device, timed):
 def test_feature_floats_are_float32(device, timed):
     data = np.array([0.1, 1e40, -1e-50, np.nan, -np.inf, -0.0, 3.4028235e38])
     with timed.region():
-        feature = tf.train.Feature(float_list=tf.train.FloatList(value=data.tolist()))
+        feature = tf.compat.v1.train.Feature(float_list=tf.train.FloatList(value=data.tolist()))
     got = np.array(feature.float_list.value)
     # Stored as float32: NumPy's rounding, overflow to inf, underflow to a signed zero, NaN kept.
     with np.errstate(over="ignore"):
@@ -59,13 +59,13 @@ def test_feature_parsed_by_tensorflow(device, timed, kind, dtype, count):
     rng = np.random.default_rng(count)
     if kind == "float_list":
         values = rng.standard_normal(count).astype(np.float32)
-        feature = tf.train.Feature(float_list=tf.train.FloatList(value=values))
+        feature = tf.compat.v1.train.Feature(float_list=tf.train.FloatList(value=values))
     elif kind == "int64_list":
         values = rng.integers(-(2**40), 2**40, count)
-        feature = tf.train.Feature(int64_list=tf.train.Int64List(value=values))
+        feature = tf.compat.v1.train.Feature(int64_list=tf.train.Int64List(value=values))
     else:
         values = np.array([f"w{v}".encode() for v in rng.integers(0, 1000, count)], dtype=object)
-        feature = tf.train.Feature(bytes_list=tf.train.BytesList(value=list(values)))
+        feature = tf.compat.v1.train.Feature(bytes_list=tf.train.BytesList(value=list(values)))
     with timed.region() as region:
         serialized = tf.train.Example(features=tf.train.Features(feature={"x": feature})).SerializeToString()
         parsed = tf.io.parse_single_example(serialized, {"x": tf.io.FixedLenFeature([count], dtype)})
@@ -77,10 +77,10 @@ def test_feature_parsed_by_tensorflow(device, timed, kind, dtype, count):
 @pytest.mark.parametrize(
     "make",
     [
-        lambda: tf.train.Feature(int64_list=[1, 2]),  # a list is not an Int64List message
-        lambda: tf.train.Feature(bytes_list=tf.train.BytesList(value=["text"])),  # str is not bytes
-        lambda: tf.train.Feature(float_list=tf.train.FloatList(value=["1.0"])),
-        lambda: tf.train.Feature(int64_list=tf.train.FloatList(value=[1.0])),  # wrong message type
+        lambda: tf.compat.v1.train.Feature(int64_list=[1, 2]),  # a list is not an Int64List message
+        lambda: tf.compat.v1.train.Feature(bytes_list=tf.train.BytesList(value=["text"])),  # str is not bytes
+        lambda: tf.compat.v1.train.Feature(float_list=tf.train.FloatList(value=["1.0"])),
+        lambda: tf.compat.v1.train.Feature(int64_list=tf.train.FloatList(value=[1.0])),  # wrong message type
     ],
     ids=["list_for_message", "str_for_bytes", "str_for_float", "wrong_message"],
 )
@@ -91,4 +91,4 @@ def test_feature_refusals(device, timed, make):
 
 def test_feature_unknown_field(device, timed):
     with pytest.raises(ValueError), timed.region():
-        tf.train.Feature(string_list=None)
+        tf.compat.v1.train.Feature(string_list=None)
