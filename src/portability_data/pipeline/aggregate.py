@@ -186,10 +186,12 @@ def without_orphans(results: pd.DataFrame, cases: pd.DataFrame | None) -> pd.Dat
     if cases is None or not len(cases) or "case_id" not in cases or not len(results):
         return results
     known = set(column_values(cases["case_id"]))
-    ours = [s != STUDY_SOURCE for s in column_values(results["source"])]
-    orphan = [o and c not in known for o, c in zip(ours, column_values(results["case_id"]))]
+    case_ids = column_values(results["case_id"])
+    orphan = [
+        s != STUDY_SOURCE and c not in known for s, c in zip(column_values(results["source"]), case_ids)
+    ]
     if any(orphan):
-        gone = sorted({c for c, o in zip(column_values(results["case_id"]), orphan) if o})
+        gone = sorted({c for c, o in zip(case_ids, orphan) if o})
         log.info(
             "%d rows of %d case(s) no longer in the cases table left out: %s",
             sum(orphan),

@@ -24,7 +24,7 @@ from typing import Any
 import pyarrow.parquet as pq
 
 from portability_data.runner.census_rows import CENSUS_FOLDER
-from portability_data.runner.provenance import ORACLE_FILE, case_digests, harness_digest, sha256_of_parts
+from portability_data.runner.provenance import ORACLE_FILE, case_digests, harness_digest, listed_cases_digest
 from portability_data.runner.spec import SOURCE, Paths, RunSpec, select_cases
 from portability_data.runner.supervisor import run
 from portability_data.tables.atomic import atomic_write_bytes
@@ -55,13 +55,11 @@ def cases_digest_at(repo_root: Path, commit: str, framework: str, suite: str = "
     """`cases_digest` of the suite as committed at `commit` (None where git cannot tell: no
     repository, an unknown commit): how a whole-suite run's params hash is proven."""
     folder = f"cases/{framework}/{CENSUS_FOLDER}/" if suite == "census" else f"cases/{framework}/"
-    paths = [f"{commit}:{folder}"]
     if suite == "census":
         try:
             oracle = ORACLE_FILE.resolve().relative_to(Path(repo_root).resolve())
         except ValueError:  # the package is installed outside this checkout: git cannot tell
             return None
-        paths.append(f"{commit}:{oracle.as_posix()}")
     listing = _git(repo_root, b"", "ls-tree", "-z", commit, folder)
     if listing is None:
         return None
@@ -74,7 +72,7 @@ def cases_digest_at(repo_root: Path, commit: str, framework: str, suite: str = "
                 files.append((name, f"{commit}:{path.decode()}"))
     files.sort()
     if suite == "census":
-        files.append((ORACLE_FILE.name, paths[1]))
+        files.append((ORACLE_FILE.name, f"{commit}:{oracle.as_posix()}"))
     contents = _git_blobs(repo_root, [path for _, path in files])
     if contents is None:
         return None
@@ -136,12 +134,13 @@ def finished_runs(runs_dir: Path) -> list[dict[str, Any]]:
     return rows
 
 
-def existing_runs(runs_dir: Path) -> dict[str, dict[str, Any]]:
-    """Finished runs in data/runs by params hash: complete ones, and partial ones a person closed
-    with `portability run --close` (the stage does not redo a run someone chose to stop; resume
-    it by hand). A complete run wins over a partial one; else the latest."""
+def existing_runs(runs_dir: Path, rows: list[dict[str, Any]] | None = None) -> dict[str, dict[str, Any]]:
+    """Finished runs in data/runs (or `rows`, as `finished_runs` read them) by params hash:
+    complete ones, and partial ones a person closed with `portability run --close` (the stage
+    does not redo a run someone chose to stop; resume it by hand). A complete run wins over a
+    partial one; else the latest."""
     found: dict[str, dict[str, Any]] = {}
-    for row in finished_runs(runs_dir):
+    for row in finished_runs(runs_dir) if rows is None else rows:
         key = row["params_hash"]
         if key not in found or found[key]["status"] != "complete" or row["status"] == "complete":
             found[key] = row
@@ -177,8 +176,7 @@ def subset_key(spec: RunSpec, digests: dict[str, str], harness: str) -> tuple[Ru
     """The spec and params hash of a run of only these cases (their digests as the runs row
     records them), so that the hash can be recomputed from the row alone."""
     subset = dataclasses.replace(spec, cases=tuple(sorted(digests)))
-    listed = sha256_of_parts(*(f"{k}={v}".encode() for k, v in sorted(digests.items())))
-    return subset, subset.params_hash(listed + harness)
+    return subset, subset.params_hash(listed_cases_digest(digests) + harness)
 
 
 def proven_digests(row: dict[str, Any], spec: RunSpec, harness: str, repo_root: Path) -> dict[str, str]:
@@ -238,7 +236,7 @@ def run_stage(
     census stage is the same over suite census with params.yaml's census section."""
     paths = Paths.under(repo_root)
     rows = finished_runs(paths.runs_dir)
-    done = existing_runs(paths.runs_dir)
+    done = existing_runs(paths.runs_dir, rows)
     covering: list[str] = []
     harness = harness_digest(paths.cases_dir)
     confirm_jobs = int(run_params.get("confirm_jobs", 1))

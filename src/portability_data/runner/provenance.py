@@ -132,13 +132,18 @@ def case_digests(paths: Paths, case_ids: Any, framework: str) -> dict[str, str]:
     return found
 
 
+def listed_cases_digest(digests: dict[str, str]) -> str:
+    """The runs row's cases_digest: sha256 over its case digests (case_id=digest, sorted)."""
+    return sha256_of_parts(*(f"{k}={v}".encode() for k, v in sorted(digests.items())))
+
+
 def code_digests(paths: Paths, spec: RunSpec) -> dict[str, Any]:
     """The runs row's digests: what code ran the cases, and which version of each case ran."""
     cases = [r["case_id"] for r in select_cases(spec, paths)]
     digests = case_digests(paths, cases, spec.framework)
     return {
         "harness_digest": harness_digest(paths.cases_dir),
-        "cases_digest": sha256_of_parts(*(f"{k}={v}".encode() for k, v in sorted(digests.items()))),
+        "cases_digest": listed_cases_digest(digests),
         "case_digests": json.dumps(digests, sort_keys=True),
     }
 

@@ -13,7 +13,7 @@ from typing import Any
 import pyarrow as pa
 
 from portability_data.dataset.submission.problems import CheckReport, Submitted, listed_values
-from portability_data.runner.provenance import sha256_of_parts
+from portability_data.runner.provenance import listed_cases_digest
 from portability_data.tables.contracts import DEVICES
 
 # What the runner writes when the device never said what it is (runner.supervisor.finish: the
@@ -178,7 +178,7 @@ def _check_cases(
             where, "digest", "no case_digests object", "re-run with the current runner, which records it"
         )
         return
-    if row.get("cases_digest") != sha256_of_parts(*(f"{k}={v}".encode() for k, v in sorted(listed.items()))):
+    if row.get("cases_digest") != listed_cases_digest(listed):
         report.add(
             where, "digest", "cases_digest is not the digest of its case_digests", "submit the row as written"
         )
