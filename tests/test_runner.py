@@ -344,6 +344,55 @@ def test_a_failure_that_passes_alone_is_order_dependent_and_a_real_one_confirmed
     assert (sensitive["n_passed"], sensitive["n_failed"], sensitive["n_order_dependent"]) == (2, 1, 1)
 
 
+@pytest.mark.parametrize("confirm_by", ["fork", "spawn"])
+def test_a_case_that_crashed_outside_its_subtests_is_confirmed_by_running_it_alone(
+    case_repo, confirm_by
+) -> None:
+    """A worker that dies outside any subtest (here while importing the case file; torch's c10d
+    thread aborting after a test is the real one) leaves a `<collection>` row. It is re-run as the
+    whole case alone in a fresh worker: a case that crashes again is confirmed; one that crashed
+    only the first time (the crash was not the case's alone) runs to its end and is order-dependent,
+    so the aggregate does not count it against the function."""
+    from portability_data.pipeline.aggregate import aggregate
+    from portability_data.tables.tableio import read_table
+
+    for name, first_time_only in (("always_crashes", False), ("crashed_once", True)):
+        case_repo.add(
+            "torch",
+            name,
+            f"""
+            import os
+            import signal
+            from pathlib import Path
+
+            marker = Path(__file__).with_suffix(".imported")
+            if not ({first_time_only} and marker.exists()):
+                marker.touch()
+                os.kill(os.getpid(), signal.SIGSEGV)
+
+            def test_runs():
+                assert True
+            """,
+        )
+    paths = Paths.under(case_repo.root)
+    run_id = run(
+        RunSpec(framework="torch", device="cpu", repeats=1), paths, log=lambda m: None, confirm_by=confirm_by
+    )
+    rows = pq.read_table(paths.results_dir / "portability" / f"{run_id}.parquet").to_pylist()
+    by_case = {r["case_id"]: r for r in rows}
+    for case_id, verdict in (
+        ("torch.always_crashes", "confirmed"),
+        ("torch.crashed_once", "order_dependent"),
+    ):
+        row = by_case[case_id]
+        assert row["test_id"].endswith("::<collection>") and row["outcome"] == "crashed", case_id
+        assert row["confirmation"] == verdict, case_id
+    outcomes, _ = aggregate(read_table("results", paths.results_dir), read_table("runs", paths.runs_dir))
+    by_function = outcomes.set_index("function")["outcome"].to_dict()
+    assert by_function["torch.always_crashes"] == "complete_failure"
+    assert by_function["torch.crashed_once"] == "success"
+
+
 def test_runs_row_describes_the_host_and_the_code_that_ran(case_repo) -> None:
     import json
 

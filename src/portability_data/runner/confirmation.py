@@ -9,6 +9,12 @@ skips the import (seconds per confirmation, most of its cost). Each verdict jour
 (`worker`: fork or spawn), the forking process's native thread count, and what it had read before
 forking (`preloaded`: the census manifests, torch's test databases; fork_worker.preload).
 
+A row that says the case never ran its subtests (`<collection>`: a collection error, or the worker
+crashing outside any subtest, as torch's c10d thread aborting after a test) is confirmed the same
+way, by its whole case alone (the case file, or a census entry's node ids): the fault again (a
+collection error, a crash, a timeout) confirms it; a case that then runs through to its end is
+order-dependent, whatever its subtests' own outcomes (they are rows of their own).
+
 Each thread of the confirming pool keeps its own forking process and replaces it after a timeout
 or a memory kill (those take the whole process group down).
 """
@@ -48,11 +54,13 @@ class AloneRunner:
         self._lock = threading.Lock()
         self.fork_refused: str | None = None  # why forking fell back to spawning, once it did
 
-    def run(self, test_id: str) -> dict[str, Any]:
-        """{outcome, error_type, worker, native_threads, preloaded} of the subtest run by itself."""
+    def run(self, test_id: str, nodes: list[str] | None = None) -> dict[str, Any]:
+        """{outcome, error_type, worker, native_threads, preloaded} of the subtest run by itself; with
+        `nodes` (a `<collection>` row's whole case), of the case: `passed` if it ran to its end."""
+        nodes = nodes or [test_id]
         forker = self._forker() if self.method == "fork" else None
         if forker is None:
-            outcome, error_type = self._spawned(test_id)
+            outcome, error_type = self._spawned(nodes, whole=nodes != [test_id])
             return {
                 "outcome": outcome,
                 "error_type": error_type,
@@ -61,7 +69,7 @@ class AloneRunner:
                 "preloaded": [],
             }
         worker, threads, preloaded = forker
-        outcome, error_type = self._forked(worker, test_id)
+        outcome, error_type = self._forked(worker, nodes, whole=nodes != [test_id])
         return {
             "outcome": outcome,
             "error_type": error_type,
@@ -113,10 +121,11 @@ class AloneRunner:
             if worker in self._forkers:
                 self._forkers.remove(worker)
 
-    def _forked(self, worker: Worker, test_id: str) -> tuple[str, str | None]:
-        """The child's result events, then its exit: a child that died before `done` crashed."""
-        worker.send({"select": [str(self.paths.repo_root / test_id)]})
-        outcome: tuple[str, str | None] = ("unknown", None)
+    def _forked(self, worker: Worker, nodes: list[str], whole: bool) -> tuple[str, str | None]:
+        """The child's result events, then its exit: a child that died before `done` crashed. A
+        `whole` case passes when it runs to its end (its subtests' outcomes are not its own)."""
+        worker.send({"select": [str(self.paths.repo_root / node) for node in nodes]})
+        outcome: tuple[str, str | None] = ("passed", None) if whole else ("unknown", None)
         finished = False
         try:
             while True:
@@ -126,7 +135,7 @@ class AloneRunner:
                     return ("timeout", "Timeout")
                 kind = event.get("event")
                 if kind == "result" and event.get("when") != "collect":
-                    outcome = (event["outcome"], event.get("error_type"))
+                    outcome = outcome if whole else (event["outcome"], event.get("error_type"))
                 elif kind == "result":
                     outcome, finished = ("error", event.get("error_type")), True
                 elif kind in ("done", "internal"):
@@ -143,20 +152,20 @@ class AloneRunner:
             self._discard_forker()
             return ("memory", "MemoryCapExceeded")
 
-    def _spawned(self, test_id: str) -> tuple[str, str | None]:
-        """The subtest in a new interpreter, killed afterwards."""
+    def _spawned(self, nodes: list[str], whole: bool) -> tuple[str, str | None]:
+        """The subtest (or the `whole` case) in a new interpreter, killed afterwards."""
         worker, ready, why = self._start(WORKER_MODULE)
         if ready is None:
             return ("unknown", f"worker did not start: {why}")
         try:
-            worker.send({"select": [str(self.paths.repo_root / test_id)]})
-            outcome: tuple[str, str | None] = ("unknown", None)
+            worker.send({"select": [str(self.paths.repo_root / node) for node in nodes]})
+            outcome: tuple[str, str | None] = ("passed", None) if whole else ("unknown", None)
             while True:
                 event = worker.next_event(timeout=self.spec.timeout_s)
                 if event is None:
                     return ("timeout", "Timeout")
                 if event.get("event") == "result" and event.get("when") != "collect":
-                    outcome = (event["outcome"], event.get("error_type"))
+                    outcome = outcome if whole else (event["outcome"], event.get("error_type"))
                 elif event.get("event") == "result":
                     return ("error", event.get("error_type"))
                 elif event.get("event") in ("done", "internal"):

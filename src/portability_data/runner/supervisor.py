@@ -129,7 +129,7 @@ def run(
             for extra in supervisors[1:]:
                 extra.close()
             if confirm:
-                rerun = supervisors[0].confirm_failures(confirm_jobs, confirm_by)
+                rerun = supervisors[0].confirm_failures(confirm_jobs, confirm_by, cases)
                 if rerun:
                     say(f"{rerun} failing subtest(s) re-run alone in a fresh worker")
         finally:
@@ -296,13 +296,18 @@ class _Supervisor:
             if target == collection:
                 return
 
-    def confirm_failures(self, jobs: int = 1, method: str = "fork") -> int:
+    def confirm_failures(
+        self, jobs: int = 1, method: str = "fork", cases: list[dict[str, Any]] | None = None
+    ) -> int:
         """Re-run every failing subtest alone, each in a fresh worker (nothing else ran there
         before it: no earlier case, no framework cache, no compiled code), and journal the verdict
         and how the worker was made (`confirmation`: forked from an import-only process, or
         spawned). A subtest that passes alone failed because of what ran before it in the run: it
         is order-dependent, kept and visible, not the framework's failure. Timeouts and memory-cap
         kills are not re-run (another 15 minutes or another blown cap would say nothing new).
+        A `<collection>` row (the case never ran its subtests: a collection error, or the worker
+        died outside any subtest) is re-run as its whole case (`cases`: the run's case rows), alone
+        in a fresh worker: the fault again confirms it, a clean run to the end is order-dependent.
         `jobs` workers run at once (each alone in its own process); verdicts are journaled here,
         in one thread, as they come. Returns the number of subtests re-run."""
         if self.worker is not None:
@@ -310,19 +315,22 @@ class _Supervisor:
             self.worker = None
         _, rows = self.state.journal.read()
         done = self.state.journal.confirmations()
-        failing = sorted(
-            {
-                r["test_id"]
-                for r in rows
-                if r["outcome"] in CONFIRMED_OUTCOMES and "::<collection>" not in r["test_id"]
-            }
-            - set(done)
-        )
+        by_case = {case["case_id"]: case for case in cases or []}
+        nodes: dict[str, list[str] | None] = {}
+        for r in rows:
+            if r["outcome"] not in CONFIRMED_OUTCOMES or r["test_id"] in done:
+                continue
+            if "::<collection>" not in r["test_id"]:
+                nodes[r["test_id"]] = None
+            elif r.get("case_id") in by_case:  # a case no longer selected cannot be re-run: left as is
+                case = by_case[r["case_id"]]
+                nodes[r["test_id"]] = list(case.get("select") or [case["test_file"]])
+        failing = sorted(nodes)
         self.progress.confirming(len(failing))
         alone = AloneRunner(self.state.spec, self.paths, self.scratch, self.log_path, method)
         try:
             with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
-                pending = {pool.submit(alone.run, test_id): test_id for test_id in failing}
+                pending = {pool.submit(alone.run, test_id, nodes[test_id]): test_id for test_id in failing}
                 for future in as_completed(pending):
                     test_id = pending[future]
                     ran = future.result()
