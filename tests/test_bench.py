@@ -137,3 +137,48 @@ def test_the_full_profile_measures_the_census_too_under_its_own_section() -> Non
     assert len({s.key for s in settings}) == 4  # each its own skip key
     quick = plan(params, REPO_ROOT, "quick", ("torch",), devices)
     assert [(s.spec.suite, s.spec.mode) for s in quick] == [("curated", "eager")]
+
+
+def test_after_a_pull_only_the_new_or_edited_cases_run_and_another_host_is_not_credited(
+    case_repo, monkeypatch
+) -> None:
+    """A bench on a committed checkout measures the whole suite; a new case, then an edited one,
+    cost one run of that case each (beside the earlier local runs, which still cover the rest);
+    a run this host made is never credited to another machine."""
+    import json
+
+    from portability_data.pipeline import bench as bench_module
+    from tests.test_run_stage import _git
+
+    params = {**PARAMS, "run": {**PARAMS["run"], "frameworks": ["torch"]}}
+    devices = {"torch": ["cpu"]}
+    case_repo.add("torch", "one", "def test_a():\n    assert True\n")
+    case_repo.add("torch", "two", "def test_b():\n    assert 2 > 1\n")
+    _git(case_repo.root, "init", "-q")
+    _git(case_repo.root, "add", "cases")
+    _git(case_repo.root, "commit", "-q", "-m", "cases")
+    first = bench(params, case_repo.root, "quick", ("torch",), say=lambda m: None)
+    assert len(first.ran_now) == 1
+
+    case_repo.add("torch", "three", "def test_c():\n    assert 3 > 2\n")
+    [planned] = plan(params, case_repo.root, "quick", ("torch",), devices)
+    assert planned.spec.cases == ("torch.three",) and planned.covering == tuple(first.ran_now)
+    said: list[str] = []
+    second = bench(params, case_repo.root, "quick", ("torch",), say=said.append)
+    assert len(second.ran_now) == 1 and second.covering == [*first.ran_now, *second.ran_now]
+    assert any("running 1 new or changed case(s)" in line for line in said)
+    [added] = pq.read_table(
+        case_repo.root / "data" / "runs" / "local" / f"{second.ran_now[0]}.parquet"
+    ).to_pylist()
+    assert set(json.loads(added["case_digests"])) == {"torch.three"} and added["source"] == "local"
+
+    (case_repo.root / "cases" / "torch" / "test_one.py").write_text("def test_a():\n    assert 1 == 1\n")
+    [edited] = plan(params, case_repo.root, "quick", ("torch",), devices)
+    assert edited.spec.cases == ("torch.one",)
+    bench(params, case_repo.root, "quick", ("torch",), say=lambda m: None)
+    [settled] = plan(params, case_repo.root, "quick", ("torch",), devices)
+    assert settled.done_run_id is not None and len(settled.covering) == 3
+
+    monkeypatch.setattr(bench_module, "host_key", lambda: "another-machine|another cpu|x86_64")
+    [elsewhere] = plan(params, case_repo.root, "quick", ("torch",), devices)
+    assert elsewhere.done_run_id is None and elsewhere.spec.cases == () and elsewhere.covering == ()

@@ -5,8 +5,11 @@ stage's 3 repeats x both modes, and the census in both modes), and lands the sha
 
 The committed data (the study's shards and ours) stays the reference: a local run is its own
 setting (aggregation keys settings on the source), so it is added beside them, never pooled into
-them. A run is skipped when this host already has a complete local run of the same profile over
-the same case files and harness, so a second `portability bench && dvc repro` does nothing.
+them. Like the run stage, the bench measures only what this host lacks: a setting is skipped when
+this host has a complete local run of the same profile over the same case files and harness (so a
+second `portability bench && dvc repro` does nothing), and after a `git pull` that adds or edits
+cases only those run (run_stage.missing_cases, with this host in the key: another machine's runs
+never count), as one run of those cases beside the earlier ones.
 """
 
 from __future__ import annotations
@@ -19,7 +22,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from portability_data.pipeline.run_stage import cases_digest, existing_runs, setting_spec
+from portability_data.pipeline.run_stage import (
+    cases_digest,
+    existing_runs,
+    finished_runs,
+    missing_cases,
+    setting_spec,
+    subset_key,
+)
 from portability_data.runner.census_rows import manifest_paths
 from portability_data.runner.provenance import cpu_model, harness_digest
 from portability_data.runner.spec import Paths, RunSpec
@@ -62,11 +72,19 @@ class BenchError(RuntimeError):
 
 @dataclass(frozen=True)
 class Setting:
-    """One run the bench plans: framework x device x mode, and whether this host has it already."""
+    """One run the bench plans: framework x device x mode (`spec`: its whole suite, or only the
+    cases this host lacks), and the local runs that already measured the rest. `done_run_id`: the
+    newest of those when nothing is left to run, else None."""
 
     spec: RunSpec
     key: str
     done_run_id: str | None
+    covering: tuple[str, ...] = ()
+
+    @property
+    def label(self) -> str:
+        suite = " census" if self.spec.suite == "census" else ""
+        return f"{self.spec.framework}/{self.spec.device}/{self.spec.mode}{suite}"
 
 
 def detect_devices(framework: str, python: str = sys.executable) -> tuple[list[str], str | None]:
@@ -102,15 +120,18 @@ def plan(
     frameworks: tuple[str, ...] = (),
     devices: dict[str, list[str]] | None = None,
 ) -> list[Setting]:
-    """Every framework x device x mode of the profile, each with its skip key and earlier run."""
+    """Every framework x device x mode of the profile: up to date (a complete local run of the whole
+    suite, or proven local runs that measured every current case as it is now), or the cases to
+    run (all of them when no earlier local run of this host can be credited)."""
     chosen = profile_of(params["bench"], profile)
     run_params = params["run"]
     for name in frameworks:
         if name not in FRAMEWORKS:
             raise BenchError(f"unknown framework {name!r}; use one of {', '.join(FRAMEWORKS)}")
     paths = Paths.under(repo_root)
-    done = existing_runs(paths.runs_dir / SOURCE) if (paths.runs_dir / SOURCE).is_dir() else {}
-    harness = harness_digest(paths.cases_dir)
+    rows = finished_runs(paths.runs_dir / SOURCE) if (paths.runs_dir / SOURCE).is_dir() else []
+    done = existing_runs(paths.runs_dir / SOURCE, rows)
+    harness, host = harness_digest(paths.cases_dir), host_key()
     settings = []
     for suite in chosen.get("suites", ["curated"]):
         # the census runs under its own section (1 repeat, its limits); the curated set under the profile's
@@ -119,15 +140,33 @@ def plan(
         for framework in frameworks or tuple(run_params["frameworks"]):
             if suite == "census" and not manifest_paths(paths.cases_dir, framework):
                 continue  # no census source for this framework yet
-            digest = cases_digest(paths.repo_root, framework, suite) + harness + host_key()
+            digest = cases_digest(paths.repo_root, framework, suite) + harness + host
             for device in (devices or {}).get(framework, ["cpu"]):
                 for mode in chosen["modes"]:
                     spec = setting_spec(framework, device, mode, repeats, section, SOURCE, suite=suite)
-                    key = spec.params_hash(digest)
-                    found = done.get(key)
-                    complete = found is not None and found["status"] == "complete"
-                    settings.append(Setting(spec, key, found["run_id"] if complete else None))
+                    settings.append(_planned(spec, spec.params_hash(digest), done, rows, paths, harness))
     return settings
+
+
+def _planned(
+    spec: RunSpec,
+    key: str,
+    done: dict[str, dict[str, Any]],
+    rows: list[dict[str, Any]],
+    paths: Paths,
+    harness: str,
+) -> Setting:
+    """One setting's plan: skipped, the cases this host lacks, or the whole suite."""
+    found = done.get(key)
+    if found is not None and found["status"] == "complete":
+        return Setting(spec, key, found["run_id"], (found["run_id"],))
+    missing, supplying = missing_cases(spec, paths, harness, rows, host_key())
+    if not supplying:
+        return Setting(spec, key, None)
+    if not missing:
+        return Setting(spec, key, supplying[-1], tuple(supplying))
+    subset, subset_hash = subset_key(spec, missing, harness, host_key())
+    return Setting(subset, subset_hash, None, tuple(supplying))
 
 
 def detect_and_plan(
@@ -166,12 +205,13 @@ def dry_run(
     settings = detect_and_plan(params, repo_root, profile, frameworks, say)
     to_run = []
     for setting in settings:
-        spec = setting.spec
         if setting.done_run_id:
-            say(f"{spec.framework}/{spec.device}/{spec.mode}: this machine has it already "
-                f"({setting.done_run_id}); would be skipped")  # fmt: skip
+            covered = ", ".join(setting.covering)
+            say(f"{setting.label}: this machine has it already ({covered}); would be skipped")
         else:
-            to_run.append(spec)
+            if setting.spec.cases:
+                say(f"{setting.label}: would run {len(setting.spec.cases)} new or changed case(s) only")
+            to_run.append(setting.spec)
     return probe.dry_run(to_run, Paths.under(repo_root), say)
 
 
@@ -200,13 +240,18 @@ def bench(
     report = BenchReport([], [], [])
     paths = Paths.under(repo_root)
     for setting in settings:
-        spec = setting.spec
-        label = f"{spec.framework}/{spec.device}/{spec.mode}" + (" census" if spec.suite == "census" else "")
+        spec, label = setting.spec, setting.label
+        report.covering.extend(r for r in setting.covering if r not in report.covering)
         if setting.done_run_id:
-            say(f"{label}: this machine has it already ({setting.done_run_id})")
-            report.covering.append(setting.done_run_id)
+            say(f"{label}: this machine has it already ({', '.join(setting.covering)})")
             continue
-        say(f"{label}: running ({spec.repeats} repeat(s))")
+        if spec.cases:
+            say(
+                f"{label}: running {len(spec.cases)} new or changed case(s) ({spec.repeats} repeat(s)); "
+                f"the others are measured by {', '.join(setting.covering)}"
+            )
+        else:
+            say(f"{label}: running ({spec.repeats} repeat(s))")
         census = spec.suite == "census"
         confirm_jobs = int(params["census"].get("confirm_jobs", 1)) if census else 1
         jobs = int(params["census"].get("jobs", 1)) if census else 1

@@ -172,17 +172,21 @@ def setting_spec(
     )
 
 
-def subset_key(spec: RunSpec, digests: dict[str, str], harness: str) -> tuple[RunSpec, str]:
+def subset_key(spec: RunSpec, digests: dict[str, str], harness: str, host: str = "") -> tuple[RunSpec, str]:
     """The spec and params hash of a run of only these cases (their digests as the runs row
-    records them), so that the hash can be recomputed from the row alone."""
+    records them), so that the hash can be recomputed from the row alone. `host`: what else the
+    key holds (`portability bench` keys its runs on this machine: bench.host_key)."""
     subset = dataclasses.replace(spec, cases=tuple(sorted(digests)))
-    return subset, subset.params_hash(listed_cases_digest(digests) + harness)
+    return subset, subset.params_hash(listed_cases_digest(digests) + harness + host)
 
 
-def proven_digests(row: dict[str, Any], spec: RunSpec, harness: str, repo_root: Path) -> dict[str, str]:
+def proven_digests(
+    row: dict[str, Any], spec: RunSpec, harness: str, repo_root: Path, host: str = ""
+) -> dict[str, str]:
     """The case digests a complete run of this setting measured, when its params hash is proven
-    to be today's parameters over those cases with today's harness; {} when it cannot be proven
-    (other limits, another harness, a tree that git does not hold)."""
+    to be today's parameters over those cases with today's harness (and, for a bench run, this
+    host); {} when it cannot be proven (other limits, another harness or machine, a tree that git
+    does not hold)."""
     if row["status"] != "complete" or row.get("harness_digest") != harness:
         return {}
     if (row.get("source"), row.get("framework"), row.get("device"), row.get("mode")) != (
@@ -198,17 +202,17 @@ def proven_digests(row: dict[str, Any], spec: RunSpec, harness: str, repo_root: 
         return {}
     if not isinstance(digests, dict) or not digests:
         return {}
-    if subset_key(spec, digests, harness)[1] == row["params_hash"]:
+    if subset_key(spec, digests, harness, host)[1] == row["params_hash"]:
         return digests
     commit = row.get("git_commit")
     whole = cases_digest_at(repo_root, commit, spec.framework, spec.suite) if commit else None
-    if whole is not None and spec.params_hash(whole + harness) == row["params_hash"]:
+    if whole is not None and spec.params_hash(whole + harness + host) == row["params_hash"]:
         return digests
     return {}
 
 
 def missing_cases(
-    spec: RunSpec, paths: Paths, harness: str, rows: list[dict[str, Any]]
+    spec: RunSpec, paths: Paths, harness: str, rows: list[dict[str, Any]], host: str = ""
 ) -> tuple[dict[str, str], list[str]]:
     """(the current cases that no proven run measured as they are now, with their digests; the
     proven runs that measured some current case as it is now, oldest first)."""
@@ -216,7 +220,7 @@ def missing_cases(
     measured: set[str] = set()
     supplying = []
     for row in sorted(rows, key=lambda r: str(r.get("started_at") or "")):
-        digests = proven_digests(row, spec, harness, paths.repo_root)
+        digests = proven_digests(row, spec, harness, paths.repo_root, host)
         same = {c for c, d in digests.items() if current.get(c) == d}
         if same:
             measured |= same
