@@ -230,6 +230,7 @@ COMMANDS: tuple[Command, ...] = (
         path_arg("--results", "data/results", "results shards (census rows are picked out)"),
         path_arg("--runs", "data/runs", "runs rows"),
         path_arg("--declared", "data/declared/declared.parquet", "declared table"),
+        path_arg("--cases", "cases", "case folders (census manifests: entries that share declarations)"),
         path_arg("--out", "data/census/support_matrix.parquet", "table to write (default: %(default)s)"),
     ),
     command(
@@ -243,7 +244,8 @@ COMMANDS: tuple[Command, ...] = (
     command(
         "census-harvest",
         commands.cmd_census_harvest,
-        "Write the census manifests of the installed wheel (torch: OpInfo, ModuleInfo, OptimizerInfo; jax: "
+        "Write the census manifests of the installed wheel (torch: OpInfo, ModuleInfo, OptimizerInfo, the "
+        "NumPy namesakes its OpInfo declares; jax: "
         "its primitive harnesses, jax.numpy against NumPy; tensorflow: tf.experimental.numpy against NumPy, "
         "the reviewed mapping.yaml): entries, public functions, dtypes, tolerances.",
         path_arg("--params", "params.yaml", "parameters file (census.tolerances, census.compiled)"),

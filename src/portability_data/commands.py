@@ -193,7 +193,7 @@ def cmd_run_stage(args: argparse.Namespace) -> None:
 def cmd_support_matrix(args: argparse.Namespace) -> None:
     from portability_data.pipeline.support_matrix import run_support_matrix
 
-    print("\n".join(run_support_matrix(args.results, args.runs, args.declared, args.out)))
+    print("\n".join(run_support_matrix(args.results, args.runs, args.declared, args.out, args.cases)))
 
 
 def cmd_crossframework(args: argparse.Namespace) -> None:
@@ -221,7 +221,13 @@ def cmd_census_harvest(args: argparse.Namespace) -> None:
             manifests = census_harvest_tf.tf_manifests(api, census)
             lines = census_harvest.write_manifests(manifests, folder, census_harvest_tf.summary_lines)
         else:
-            lines = census_harvest.write_manifests(census_harvest.torch_manifests(api, census), folder)
+            from portability_data.pipeline import census_harvest_torch_numpy
+
+            manifests = census_harvest.torch_manifests(api, census)
+            manifests[census_harvest_torch_numpy.ORIGIN] = census_harvest_torch_numpy.torch_numpy_manifest(
+                api, census
+            )
+            lines = census_harvest.write_manifests(manifests, folder)
     except (census_harvest.HarvestError, ValueError) as exc:
         raise SystemExit(f"error: {exc}") from None
     print("\n".join(lines))

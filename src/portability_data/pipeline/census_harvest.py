@@ -339,7 +339,8 @@ MANIFESTS = {"opinfo": opinfo_manifest, "module": module_manifest, "optimizer": 
 
 
 def torch_manifests(api: pd.DataFrame, census_params: dict[str, Any]) -> dict[str, dict[str, Any]]:
-    """origin -> manifest of every torch census source."""
+    """origin -> manifest of each torch database's census source (OpInfo, ModuleInfo, OptimizerInfo;
+    the NumPy namesakes on the generator's inputs are census_harvest_torch_numpy's)."""
     tolerances, compiled = census_params["tolerances"], census_params["compiled"]
     cap = census_params.get("eager", {}).get("max_samples", {}).get("torch")
     return {origin: make(api, tolerances, compiled, cap) for origin, make in MANIFESTS.items()}

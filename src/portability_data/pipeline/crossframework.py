@@ -2,7 +2,7 @@
 the others.
 
 The census modules that hold a framework's NumPy namesakes to NumPy (jax.numpy: origin `numpy`;
-tf.experimental.numpy: `tnp`; PyTorch's namesakes once a census module measures them) draw their
+tf.experimental.numpy: `tnp`; torch's functions whose OpInfo declares a NumPy reference: `numpy`) draw their
 inputs from runner/generator.py, seeded by the NumPy name, the dtype and the input kind: for one
 name and dtype every framework gets the same arrays, and NumPy's answer on them is the common
 reference. This stage takes their support-matrix rows and keeps the (name, dtype, device, mode)
@@ -24,7 +24,7 @@ import numpy as np
 import pandas as pd
 
 # Census origins whose entries are NumPy names on the shared generator's inputs.
-NUMPY_NAMESAKES = {"jax": ("numpy",), "tensorflow": ("tnp",)}
+NUMPY_NAMESAKES = {"jax": ("numpy",), "tensorflow": ("tnp",), "torch": ("numpy",)}
 WORKING = ("works",)
 GROUP = ["name", "dtype", "device", "mode"]
 COLUMNS = [

@@ -104,10 +104,29 @@ def declared_lookup(declared: pd.DataFrame | None) -> tuple[dict[tuple, str], di
     return dtype_status, failures
 
 
+def declaring_entries(cases_dir: Path) -> dict[tuple[str, str], tuple[str, str]]:
+    """(origin, entry) -> the (origin, entry) whose declarations it shares, from the census
+    manifests: torch's NumPy namesakes (origin numpy) are declared by the OpInfo entry each names
+    (`opinfo`), whose dtype lists are what torch claims for that function."""
+    from portability_data.runner.census_rows import manifest_paths, read_manifest
+
+    shared = {}
+    for path in manifest_paths(Path(cases_dir), "torch"):
+        manifest = read_manifest(path)
+        for entry in manifest["entries"]:
+            if entry.get("opinfo"):
+                shared[(manifest["origin"], entry["entry"])] = ("opinfo", entry["opinfo"])
+    return shared
+
+
 def support_matrix(
-    results: pd.DataFrame, runs: pd.DataFrame | None, declared: pd.DataFrame | None
+    results: pd.DataFrame,
+    runs: pd.DataFrame | None,
+    declared: pd.DataFrame | None,
+    declared_by: dict[tuple[str, str], tuple[str, str]] | None = None,
 ) -> pd.DataFrame:
-    """The support matrix of every census pair of the pooled runs."""
+    """The support matrix of every census pair of the pooled runs; `declared_by` names, for an
+    entry that declares nothing of its own, the entry whose declarations it shares."""
     from portability_data.tables.tableio import empty_frame
 
     census = census_results(results)
@@ -126,9 +145,10 @@ def support_matrix(
     for row in frame.to_dict("records"):
         origin = row["case_id"].split(".")[2]
         device_type = declared_device_type(row["framework"], row["device"], row["mode"])
-        declared_dtype = dtype_status.get((origin, row["entry"], device_type, row["dtype"]))
+        by_origin, by_entry = (declared_by or {}).get((origin, row["entry"]), (origin, row["entry"]))
+        declared_dtype = dtype_status.get((by_origin, by_entry, device_type, row["dtype"]))
         declared_failures = sum(
-            failures.get((origin, row["entry"], kind, dtype), 0)
+            failures.get((by_origin, by_entry, kind, dtype), 0)
             for kind in (device_type, None)
             for dtype in (row["dtype"], None)
         )
@@ -170,14 +190,17 @@ def summary_lines(matrix: pd.DataFrame) -> list[str]:
     return lines
 
 
-def run_support_matrix(results_dir: Path, runs_dir: Path, declared_path: Path | None, out: Path) -> list[str]:
-    """The `support_matrix` stage: read the shards, runs and declared table; write the matrix."""
+def run_support_matrix(
+    results_dir: Path, runs_dir: Path, declared_path: Path | None, out: Path, cases_dir: Path = Path("cases")
+) -> list[str]:
+    """The `support_matrix` stage: read the shards, runs, declared table and the census manifests'
+    shared declarations; write the matrix."""
     from portability_data.tables.tableio import read_shards, read_table, write_table
 
     results = read_shards("results", [Path(results_dir)]).frame
     runs = read_table("runs", Path(runs_dir))
     has_declared = declared_path is not None and Path(declared_path).exists()
     declared = read_table("declared", Path(declared_path)) if has_declared else None
-    matrix = support_matrix(results, runs, declared)
+    matrix = support_matrix(results, runs, declared, declaring_entries(cases_dir))
     write_table("support_matrix", matrix, out)
     return [*summary_lines(matrix), f"-> {out}"]
