@@ -352,11 +352,17 @@ def test_a_case_that_crashed_outside_its_subtests_is_confirmed_by_running_it_alo
     thread aborting after a test is the real one) leaves a `<collection>` row. It is re-run as the
     whole case alone in a fresh worker: a case that crashes again is confirmed; one that crashed
     only the first time (the crash was not the case's alone) runs to its end and is order-dependent,
-    so the aggregate does not count it against the function."""
+    so the aggregate does not count it against the function; one whose own subtest crashes when it
+    runs alone says nothing of the first crash (inconclusive)."""
     from portability_data.pipeline.aggregate import aggregate
     from portability_data.tables.tableio import read_table
 
-    for name, first_time_only in (("always_crashes", False), ("crashed_once", True)):
+    cases = (
+        ("always_crashes", False, "True"),
+        ("crashed_once", True, "True"),
+        ("then_a_test", True, "False"),
+    )
+    for name, first_time_only, test_survives in cases:
         case_repo.add(
             "torch",
             name,
@@ -371,7 +377,8 @@ def test_a_case_that_crashed_outside_its_subtests_is_confirmed_by_running_it_alo
                 os.kill(os.getpid(), signal.SIGSEGV)
 
             def test_runs():
-                assert True
+                if not {test_survives}:
+                    os.kill(os.getpid(), signal.SIGSEGV)
             """,
         )
     paths = Paths.under(case_repo.root)
@@ -383,6 +390,7 @@ def test_a_case_that_crashed_outside_its_subtests_is_confirmed_by_running_it_alo
     for case_id, verdict in (
         ("torch.always_crashes", "confirmed"),
         ("torch.crashed_once", "order_dependent"),
+        ("torch.then_a_test", "inconclusive"),  # alone, a subtest of its own crashed: not the case's fault
     ):
         row = by_case[case_id]
         assert row["test_id"].endswith("::<collection>") and row["outcome"] == "crashed", case_id

@@ -12,8 +12,10 @@ forking (`preloaded`: the census manifests, torch's test databases; fork_worker.
 A row that says the case never ran its subtests (`<collection>`: a collection error, or the worker
 crashing outside any subtest, as torch's c10d thread aborting after a test) is confirmed the same
 way, by its whole case alone (the case file, or a census entry's node ids): the fault again (a
-collection error, a crash, a timeout) confirms it; a case that then runs through to its end is
-order-dependent, whatever its subtests' own outcomes (they are rows of their own).
+collection error, a crash or a timeout outside any subtest) confirms it; a case that then runs
+through to its end is order-dependent, whatever its subtests' own outcomes (they are rows of their
+own); a fault while one of its subtests runs is that subtest's, so the case's verdict is
+inconclusive.
 
 Each thread of the confirming pool keeps its own forking process and replaces it after a timeout
 or a memory kill (those take the whole process group down).
@@ -126,15 +128,18 @@ class AloneRunner:
         `whole` case passes when it runs to its end (its subtests' outcomes are not its own)."""
         worker.send({"select": [str(self.paths.repo_root / node) for node in nodes]})
         outcome: tuple[str, str | None] = ("passed", None) if whole else ("unknown", None)
-        finished = False
+        finished, running = False, None
         try:
             while True:
                 event = worker.next_event(timeout=self.spec.timeout_s)
                 if event is None:
                     self._discard_forker()
-                    return ("timeout", "Timeout")
+                    return _fault("timeout", "Timeout", whole, running)
                 kind = event.get("event")
-                if kind == "result" and event.get("when") != "collect":
+                if kind == "start":
+                    running = event.get("test_id")
+                elif kind == "result" and event.get("when") != "collect":
+                    running = None
                     outcome = outcome if whole else (event["outcome"], event.get("error_type"))
                 elif kind == "result":
                     outcome, finished = ("error", event.get("error_type")), True
@@ -144,35 +149,49 @@ class AloneRunner:
                     outcome, finished = ("unknown", event.get("error")), True
                 elif kind == "exited":
                     code = event.get("returncode")
-                    return outcome if finished or code == 0 else ("crashed", describe_exit(code))
+                    if finished or code == 0:
+                        return outcome
+                    return _fault("crashed", describe_exit(code), whole, running)
         except WorkerDied as died:  # the forking process itself went: not the subtest's doing
             self._discard_forker()
             return ("unknown", f"forking worker ended ({describe_exit(died.returncode)})")
         except WorkerOverMemory:
             self._discard_forker()
-            return ("memory", "MemoryCapExceeded")
+            return _fault("memory", "MemoryCapExceeded", whole, running)
 
     def _spawned(self, nodes: list[str], whole: bool) -> tuple[str, str | None]:
         """The subtest (or the `whole` case) in a new interpreter, killed afterwards."""
         worker, ready, why = self._start(WORKER_MODULE)
         if ready is None:
             return ("unknown", f"worker did not start: {why}")
+        running = None
         try:
             worker.send({"select": [str(self.paths.repo_root / node) for node in nodes]})
             outcome: tuple[str, str | None] = ("passed", None) if whole else ("unknown", None)
             while True:
                 event = worker.next_event(timeout=self.spec.timeout_s)
                 if event is None:
-                    return ("timeout", "Timeout")
-                if event.get("event") == "result" and event.get("when") != "collect":
+                    return _fault("timeout", "Timeout", whole, running)
+                if event.get("event") == "start":
+                    running = event.get("test_id")
+                elif event.get("event") == "result" and event.get("when") != "collect":
+                    running = None
                     outcome = outcome if whole else (event["outcome"], event.get("error_type"))
                 elif event.get("event") == "result":
                     return ("error", event.get("error_type"))
                 elif event.get("event") in ("done", "internal"):
                     return outcome
         except WorkerDied as died:
-            return ("crashed", describe_exit(died.returncode))
+            return _fault("crashed", describe_exit(died.returncode), whole, running)
         except WorkerOverMemory:
-            return ("memory", "MemoryCapExceeded")
+            return _fault("memory", "MemoryCapExceeded", whole, running)
         finally:
             worker.kill()
+
+
+def _fault(outcome: str, error: str | None, whole: bool, running: str | None) -> tuple[str, str | None]:
+    """A fault's outcome; for a `whole` case a fault while one of its subtests ran is that
+    subtest's own (a row of its own), so it says nothing of the case: unknown (inconclusive)."""
+    if whole and running:
+        return ("unknown", f"{outcome} while {running} ran (that subtest's own fault)")
+    return (outcome, error)
