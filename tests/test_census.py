@@ -64,7 +64,9 @@ def test_census_rows_name_one_node_per_entry_and_dtype() -> None:
     manifest = yaml.safe_load((CENSUS / "opinfo.yaml").read_text())
     modules = yaml.safe_load((CENSUS / "module.yaml").read_text())
     optimizers = yaml.safe_load((CENSUS / "optimizer.yaml").read_text())
-    assert len(rows) == len(manifest["entries"]) + len(modules["entries"]) + len(optimizers["entries"])
+    namesakes = yaml.safe_load((CENSUS / "numpy.yaml").read_text())
+    every = manifest["entries"] + modules["entries"] + optimizers["entries"] + namesakes["entries"]
+    assert len(rows) == len(every)
     linear = next(r for r in rows if r["case_id"] == "torch.census.module.nn.Linear")
     assert (linear["function"], linear["origin"]) == ("torch.nn.Linear", "module")
     assert linear["test_file"] == "cases/torch/census/test_module.py"
@@ -72,8 +74,7 @@ def test_census_rows_name_one_node_per_entry_and_dtype() -> None:
     svd = next(r for r in rows if r["case_id"] == "torch.census.opinfo.linalg.svd")
     assert svd["function"] == "torch.linalg.svd" and svd["origin"] == "opinfo"
     assert "cases/torch/census/test_opinfo.py::test_entry[linalg.svd-float32]" in svd["select"]
-    pairs = sum(len(e["dtypes"]) for e in manifest["entries"] + modules["entries"] + optimizers["entries"])
-    assert sum(len(r["select"]) for r in rows) == pairs
+    assert sum(len(r["select"]) for r in rows) == sum(len(e["dtypes"]) for e in every)
     assert not any(is_census_case(c) for c in ("torch.add", "torch.census", "tensorflow.censusx.a.b"))
 
 

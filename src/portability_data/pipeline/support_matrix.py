@@ -104,10 +104,11 @@ def declared_lookup(declared: pd.DataFrame | None) -> tuple[dict[tuple, str], di
     return dtype_status, failures
 
 
-def declaring_entries(cases_dir: Path) -> dict[tuple[str, str], tuple[str, str]]:
-    """(origin, entry) -> the (origin, entry) whose declarations it shares, from the census
-    manifests: torch's NumPy namesakes (origin numpy) are declared by the OpInfo entry each names
-    (`opinfo`), whose dtype lists are what torch claims for that function."""
+def declaring_entries(cases_dir: Path) -> dict[tuple[str, str, str], tuple[str, str]]:
+    """(framework, origin, entry) -> the (origin, entry) whose declarations it shares, from the
+    census manifests: torch's NumPy namesakes (origin numpy, as jax.numpy's: hence the framework in
+    the key) are declared by the OpInfo entry each names (`opinfo`), whose dtype lists are what
+    torch claims for that function."""
     from portability_data.runner.census_rows import manifest_paths, read_manifest
 
     shared = {}
@@ -115,7 +116,7 @@ def declaring_entries(cases_dir: Path) -> dict[tuple[str, str], tuple[str, str]]
         manifest = read_manifest(path)
         for entry in manifest["entries"]:
             if entry.get("opinfo"):
-                shared[(manifest["origin"], entry["entry"])] = ("opinfo", entry["opinfo"])
+                shared[("torch", manifest["origin"], entry["entry"])] = ("opinfo", entry["opinfo"])
     return shared
 
 
@@ -123,7 +124,7 @@ def support_matrix(
     results: pd.DataFrame,
     runs: pd.DataFrame | None,
     declared: pd.DataFrame | None,
-    declared_by: dict[tuple[str, str], tuple[str, str]] | None = None,
+    declared_by: dict[tuple[str, str, str], tuple[str, str]] | None = None,
 ) -> pd.DataFrame:
     """The support matrix of every census pair of the pooled runs; `declared_by` names, for an
     entry that declares nothing of its own, the entry whose declarations it shares."""
@@ -145,7 +146,8 @@ def support_matrix(
     for row in frame.to_dict("records"):
         origin = row["case_id"].split(".")[2]
         device_type = declared_device_type(row["framework"], row["device"], row["mode"])
-        by_origin, by_entry = (declared_by or {}).get((origin, row["entry"]), (origin, row["entry"]))
+        own = (origin, row["entry"])
+        by_origin, by_entry = (declared_by or {}).get((row["framework"], *own), own)
         declared_dtype = dtype_status.get((by_origin, by_entry, device_type, row["dtype"]))
         declared_failures = sum(
             failures.get((by_origin, by_entry, kind, dtype), 0)
