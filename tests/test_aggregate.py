@@ -669,6 +669,26 @@ def test_contended_runs_without_a_quiet_one_and_unrecorded_loads_stay_pooled() -
     assert list(kept["run_id"]) == ["new"] and list(superseded["reason"]) == ["older harness"]
 
 
+def test_other_work_outside_the_run_decides_quiet_where_it_was_measured() -> None:
+    """A compiled run's own compiler threads push the load average up (6.7 here on an idle host):
+    where a run recorded the CPU work outside its own processes (schema 6), that decides, against
+    quiet_load_max - 1 cores; a run without it is judged by its load average as before."""
+    from portability_data.pipeline.aggregate_subtests import supersede
+
+    results, runs = quiet_runs({"own_threads": 6.7, "shared": 1.2, "old_busy": 3.0})
+    runs["host_other_cpu_max"] = [0.1, 0.9, None]
+    kept, superseded = supersede(results, runs, quiet_load_max=1.5)
+    assert list(kept["run_id"]) == ["own_threads"]
+    assert superseded[["run_id", "reason", "superseded_by"]].values.tolist() == [
+        ["old_busy", "contended (host load 3.00 > 1.5) beside a quieter run of the same code", "own_threads"],
+        [
+            "shared",
+            "contended (other work 0.90 cores > 0.5) beside a quieter run of the same code",
+            "own_threads",
+        ],
+    ]
+
+
 def test_the_threshold_comes_from_params(tmp_path: Path) -> None:
     repository = Path(__file__).resolve().parents[1] / "params.yaml"
     assert quiet_load_max(repository) == 1.5

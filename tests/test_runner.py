@@ -94,6 +94,13 @@ def test_faults_are_recorded_and_the_run_goes_on(case_repo) -> None:
     runs = pq.read_table(paths.runs_dir / "portability" / f"{run_id}.parquet").to_pylist()
     assert runs[0]["status"] == "complete" and runs[0]["n_results"] == len(rows)
     assert runs[0]["timer_floor_ms"] is not None and runs[0]["timer_floor_ms"] >= 0
+    # the other work on the host over the case (the hang alone took 4 s), journaled as it was taken
+    assert runs[0]["host_other_cpu_max"] is not None and runs[0]["host_other_cpu_max"] >= 0
+    journaled = [
+        json.loads(line) for line in (paths.journal_dir / f"{run_id}.jsonl").read_text().splitlines()
+    ]
+    samples = [e["other_cpu"] for e in journaled if "other_cpu" in e]
+    assert len(samples) == 1 and round(samples[0], 2) == runs[0]["host_other_cpu_max"]
 
 
 def test_import_failure_is_an_error_of_the_case_and_others_run(case_repo) -> None:

@@ -38,8 +38,10 @@ Outcomes (docs/METHOD.md section 6, contract `outcomes`):
 - Supersession (`supersede`): for each setting (source, framework, version, device, model, mode)
   and case, only rows of runs made with the newest harness and the newest version of the case's
   files are pooled; older runs stay in the dataset and the report names them. Of the runs of the
-  same code, a contended one (host load average above params.yaml aggregate.quiet_load_max) is
-  left out where a quiet one stands beside it; runs without a recorded load are pooled as before.
+  same code, a contended one is left out where a quiet one stands beside it: other work outside the
+  run's own processes above params.yaml aggregate.quiet_load_max - 1 cores (runs.host_other_cpu_max,
+  schema 6), or, for a run without that measure, a host load average above quiet_load_max; runs
+  with neither are pooled as before.
 - Cases that exist (`without_orphans`): rows of our own runs whose case id the cases table no
   longer has (a renamed or deleted case) stay in the shards but are left out of the outcomes.
 - Failure rules re-read (`reclassify_failures`): result shards are immutable and carry the rule

@@ -137,9 +137,12 @@ def supersede(
 
     Quiet runs preferred (`quiet_load_max`, params.yaml aggregate.quiet_load_max; None: off): of
     the runs of one setting and case that are pooled (same harness and case digests), where one
-    peaked at a host load average <= the threshold, those above it are contended beside a quieter
-    measurement of the same code and are superseded by the quietest. Runs without a recorded load
-    are neither: they stay pooled. Without a quiet run nothing is dropped (all contended: kept)."""
+    was quiet, those that were not are contended beside a quieter measurement of the same code and
+    are superseded by the quietest. Quiet: the CPU work outside the run's own processes peaked at
+    <= quiet_load_max - 1 cores (runs.host_other_cpu_max, since schema 6: the run's own worker and
+    compiler threads do not count), or, for a run without that measure, its host load average
+    peaked at <= quiet_load_max (the load average counts the run's own worker as about 1). Runs
+    with neither are neither: they stay pooled. Without a quiet run nothing is dropped."""
     columns = ["run_id", *SETTING, "n_rows", "reason", "superseded_by"]
     if runs is None or not len(runs) or "harness_digest" not in runs or not len(results):
         return results, pd.DataFrame(columns=columns)
@@ -154,6 +157,7 @@ def supersede(
             else None,
             "cases": json_object(digests),
             "load": host_load(record.get("host_load_max")),
+            "other": host_load(record.get("host_other_cpu_max")),
         }
     run_ids, case_ids = column_values(results["run_id"]), column_values(results["case_id"])
     newest: dict[tuple, tuple[str, str, str | None, str | None]] = {}
@@ -224,24 +228,34 @@ def contended_runs(
     same_code: dict[tuple, list[str]] = defaultdict(list)
     for run_id, case_id in pairs:
         fact = facts.get(run_id)
-        if fact is None or fact["harness"] is None or fact["load"] is None:
+        if fact is None or fact["harness"] is None or contention(fact, quiet_load_max) is None:
             continue
         best = newest.get((fact["setting"], case_id))
         if best is not None and (fact["harness"], fact["cases"].get(case_id)) == best[2:]:
             same_code[(fact["setting"], case_id)].append(run_id)
     out: dict[tuple[str, str], tuple[str, str]] = {}
     for (_, case_id), run_ids in same_code.items():
-        quiet = [r for r in run_ids if facts[r]["load"] <= quiet_load_max]
+        over = {r: contention(facts[r], quiet_load_max) for r in run_ids}
+        quiet = [r for r in run_ids if over[r][0] <= 0]
         if not quiet or len(quiet) == len(run_ids):
             continue
-        quietest = min(quiet, key=lambda r: (facts[r]["load"], r))
+        quietest = min(quiet, key=lambda r: (over[r][0], r))
         for run_id in set(run_ids) - set(quiet):
-            reason = (
-                f"contended (host load {facts[run_id]['load']:.2f} > {quiet_load_max:g}) "
-                "beside a quieter run of the same code"
-            )
+            reason = f"contended ({over[run_id][1]}) beside a quieter run of the same code"
             out[run_id, case_id] = (reason, quietest)
     return out
+
+
+def contention(fact: Mapping[str, Any], quiet_load_max: float) -> tuple[float, str] | None:
+    """(how far over its quiet limit a run was, <= 0 when quiet; what was over what) by its best
+    measure: other work in cores where recorded (limit quiet_load_max - 1: the load average's
+    allowance beside the run's own worker), else the host load average; None without either."""
+    if fact.get("other") is not None:
+        limit = quiet_load_max - 1
+        return fact["other"] - limit, f"other work {fact['other']:.2f} cores > {limit:g}"
+    if fact.get("load") is not None:
+        return fact["load"] - quiet_load_max, f"host load {fact['load']:.2f} > {quiet_load_max:g}"
+    return None
 
 
 def host_load(value: Any) -> float | None:

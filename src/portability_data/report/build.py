@@ -304,9 +304,10 @@ def _sections(tables: dict[str, pd.DataFrame], scatter_names: list[str]) -> list
             "failed on a compiler limitation), of all active cases and of the routable ones, those with a "
             "compiled form (cases.no_compiled_form names why the others have none: their subtests are "
             "not_routed by nature). "
-            "Superseded runs (made by an older harness or older case files, or contended: a host load "
-            "above aggregate.quiet_load_max of params.yaml beside a quieter run of the same code) stay in "
-            "the dataset but are not pooled.",
+            "Superseded runs (made by an older harness or older case files, or contended beside a "
+            "quieter run of the same code: other work outside the run's processes above "
+            "aggregate.quiet_load_max - 1 cores where the run measured it, else a host load average above "
+            "aggregate.quiet_load_max of params.yaml) stay in the dataset but are not pooled.",
             [
                 ("Execution per setting", cols("executions", tuple(REACH_COLUMNS))),
                 ("Through the compiler, per compiled setting", tables.get("compiler_reach", pd.DataFrame())),

@@ -57,6 +57,13 @@ class Journal:
     def loads(self) -> list[float]:
         return [float(entry["load"]) for entry in self._entries() if "load" in entry]
 
+    def append_other_cpu(self, cores: float) -> None:
+        """Other work on the host over a case, in cores (provenance.OtherCpu): journaled too."""
+        self._write({"other_cpu": cores})
+
+    def other_cpus(self) -> list[float]:
+        return [float(entry["other_cpu"]) for entry in self._entries() if "other_cpu" in entry]
+
     def _entries(self) -> Iterator[dict[str, Any]]:
         """Every entry written so far, in order; a torn last line (killed mid-write) is dropped."""
         if self._handle is not None:
@@ -120,6 +127,8 @@ class RunState:
     digests: dict[str, Any] | None = None  # taken when the run starts: the code as it ran
     # 1-minute load average at each case start (journaled: a resumed run keeps the earlier ones)
     host_load: list[float] = field(default_factory=list)
+    # CPU cores' worth of work outside the run's own process tree, per case (provenance.OtherCpu)
+    host_other_cpu: list[float] = field(default_factory=list)
     jobs: int = 1  # workers running cases side by side (census only: curated timings run alone)
 
 
@@ -146,6 +155,7 @@ def resume_state(run_id: str, paths: Paths) -> RunState:
     )
     state.done = {(r["test_id"], r["repeat"]) for r in rows}
     state.host_load = journal.loads()
+    state.host_other_cpu = journal.other_cpus()
     if header.get("info"):
         state.info = WorkerInfo(**header["info"])
     elif rows:  # a journal from before info lines: the rows know the device, not the timer floor

@@ -73,6 +73,76 @@ def host_load() -> list[float]:
         return []
 
 
+class OtherCpu:
+    """How busy the host is with work that is not the run's: CPU time spent outside this process
+    and its descendants (the workers, their compiler threads and children), in cores, over the
+    interval since the last sample. The load average cannot tell the two apart: a compiled run's own
+    compiler threads pushed it to 6.7 on an otherwise idle host, and it lags by a minute. Linux only
+    (/proc); elsewhere every sample is None. Intervals shorter than `min_interval_s` are merged into
+    the next (the kernel counts CPU time in ticks of 10 ms: a short interval says little)."""
+
+    def __init__(self, min_interval_s: float = 1.0) -> None:
+        self.min_interval_s = min_interval_s
+        self.last = _cpu_snapshot()
+
+    def sample(self) -> float | None:
+        """Cores' worth of other work since the last sample taken; None where /proc cannot tell or
+        the interval is still too short."""
+        now = _cpu_snapshot()
+        if now is None or self.last is None:
+            self.last = now
+            return None
+        seconds = now[0] - self.last[0]
+        if seconds < self.min_interval_s:
+            return None
+        other_ticks = (now[1] - self.last[1]) - (now[2] - self.last[2])
+        self.last = now
+        return round(max(other_ticks, 0) / _TICKS_PER_S / seconds, 3)
+
+
+_TICKS_PER_S = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+
+
+def _cpu_snapshot() -> tuple[float, int, int] | None:
+    """(monotonic seconds, the host's busy CPU ticks, this process tree's CPU ticks), or None."""
+    import time
+
+    try:
+        fields = Path("/proc/stat").read_text().split("\n", 1)[0].split()
+        # user nice system idle iowait irq softirq steal: busy is all but idle and iowait
+        values = [int(v) for v in fields[1:9]]
+        busy = sum(values) - values[3] - values[4]
+        return time.monotonic(), busy, _tree_ticks(os.getpid())
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def _tree_ticks(root: int) -> int:
+    """CPU ticks of `root` and its live descendants, each with its reaped children's (utime,
+    stime, cutime, cstime of /proc/<pid>/stat): a worker that exited is counted in its parent."""
+    parents: dict[int, int] = {}
+    ticks: dict[int, int] = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            text = (entry / "stat").read_text()
+        except OSError:  # gone since the listing
+            continue
+        after = text.rsplit(")", 1)[1].split()  # the command name may hold spaces and parentheses
+        parents[int(entry.name)] = int(after[1])
+        ticks[int(entry.name)] = sum(int(v) for v in after[11:15])
+    children: dict[int, list[int]] = {}
+    for pid, parent in parents.items():
+        children.setdefault(parent, []).append(pid)
+    total, stack = 0, [root]
+    while stack:
+        pid = stack.pop()
+        total += ticks.get(pid, 0)
+        stack.extend(children.get(pid, []))
+    return total
+
+
 # The code that decides how a case runs and is timed. The harness was one file until it was split
 # into harness, backends and timing; a commit's digest is over the set it had (HARNESS_FILE_SETS,
 # newest first), so submissions made by older commits still match.

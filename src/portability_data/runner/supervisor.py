@@ -36,6 +36,7 @@ from portability_data.runner.confirmation import AloneRunner
 from portability_data.runner.journal import Journal, RunState, resume_state
 from portability_data.runner.progress import RunProgress
 from portability_data.runner.provenance import (
+    OtherCpu,
     code_digests,
     cpu_model,
     git_commit,
@@ -123,9 +124,10 @@ def run(
             _Supervisor(state, paths, scratch, log_path, say, observer, lock) for _ in range(state.jobs)
         ]
         observer.started(state.run_id, len(cases), spec.repeats)
+        other_cpu = OtherCpu()
         try:
             for repeat in range(spec.repeats):
-                _run_repeat(supervisors, cases, repeat, lock)
+                _run_repeat(supervisors, cases, repeat, lock, other_cpu)
             for extra in supervisors[1:]:
                 extra.close()
             if confirm:
@@ -140,9 +142,17 @@ def run(
     return finish(state, paths)
 
 
-def _run_repeat(supervisors: list[_Supervisor], cases: list[dict[str, Any]], repeat: int, lock: Any) -> None:
+def _run_repeat(
+    supervisors: list[_Supervisor],
+    cases: list[dict[str, Any]],
+    repeat: int,
+    lock: Any,
+    other_cpu: OtherCpu | None = None,
+) -> None:
     """One pass over the cases: in order with one supervisor; with several, each takes the next
-    case not yet taken (a thread per supervisor, each waiting on its own worker process)."""
+    case not yet taken (a thread per supervisor, each waiting on its own worker process). The
+    host's load average is sampled as a case starts, the CPU time of work outside the run's own
+    processes as it ends (`other_cpu`: over the case, or since the last sample long enough)."""
     state = supervisors[0].state
 
     def one(supervisor: _Supervisor, case: dict[str, Any]) -> None:
@@ -153,6 +163,10 @@ def _run_repeat(supervisors: list[_Supervisor], cases: list[dict[str, Any]], rep
                 state.journal.append_load(load)
         supervisor.run_case(case, repeat)
         with lock:
+            cores = other_cpu.sample() if other_cpu is not None else None
+            if cores is not None:
+                state.host_other_cpu.append(cores)
+                state.journal.append_other_cpu(cores)
             state.journal.sync()
             supervisor.progress.case_finished(case, repeat)
 
@@ -503,8 +517,14 @@ def finish(state: RunState, paths: Paths, status: str = "complete") -> str:
         **(state.digests or {"harness_digest": None, "cases_digest": None, "case_digests": None}),
         "host_load_mean": round(sum(state.host_load) / len(state.host_load), 2) if state.host_load else None,
         "host_load_max": round(max(state.host_load), 2) if state.host_load else None,
+        "host_other_cpu_mean": _mean(state.host_other_cpu),
+        "host_other_cpu_max": round(max(state.host_other_cpu), 2) if state.host_other_cpu else None,
         "jobs": state.jobs,
     }
     runs_path = paths.runs_dir / state.spec.source / f"{state.run_id}.parquet"
     atomic_write_arrow(runs_path, pa.Table.from_pylist([run_row], schema=contracts.RUNS), exclusive=True)
     return state.run_id
+
+
+def _mean(values: list[float]) -> float | None:
+    return round(sum(values) / len(values), 2) if values else None

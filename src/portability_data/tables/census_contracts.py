@@ -74,7 +74,13 @@ CROSSFRAMEWORK = _schema(
         _field("framework", _str, False, "torch, tensorflow or jax"),
         _field("framework_version", _str, False, "version the census ran on"),
         _field("function", _str, False, "the framework's function, e.g. jax.numpy.arccos"),
-        _field("origin", _str, False, "its census source: numpy (jax.numpy), tnp (tf.experimental.numpy)"),
+        _field(
+            "origin",
+            _str,
+            False,
+            "its census source: numpy (jax.numpy; torch's declared NumPy namesakes), "
+            "tnp (tf.experimental.numpy)",
+        ),
         _field("run_id", _str, False, "the census run the row comes from"),
         _field("status", _str, False, "the support matrix's status: works, partial, fails, deviates, ..."),
         _field("samples", _i64, True, "samples run"),

@@ -40,6 +40,7 @@ ADDED_SINCE: dict[int, dict[str, tuple[str, ...]]] = {
         "cases": ("origin", "no_compiled_form"),
     },
     5: {"runs": ("jobs",), "support_matrix": ("error_message",)},
+    6: {"runs": ("host_other_cpu_mean", "host_other_cpu_max")},
 }
 
 FRAMEWORKS = ("torch", "tensorflow", "jax")
@@ -312,6 +313,15 @@ RUNS = _schema(
             "1, so above 1 + 0.5 other work competed for the cores and latencies are contended",
         ),
         _field("host_load_max", _f64, True, "largest of those load-average samples"),
+        _field(
+            "host_other_cpu_mean",
+            _f64,
+            True,
+            "CPU cores' worth of work outside the run's own processes (its workers and their threads "
+            "not counted), per case, mean: above about 0.5 other work competed (null: before v6, or not "
+            "Linux)",
+        ),
+        _field("host_other_cpu_max", _f64, True, "largest of those per-case samples"),
         _field("jobs", _i64, True, "workers side by side (1: alone; > 1: census only; null: before v5)"),
     ],
 )

@@ -181,6 +181,8 @@ class RunsTable(_Table):
     case_digests: Str = pa.Field(str_startswith="{", nullable=True)
     host_load_mean: Float = pa.Field(ge=0, nullable=True)
     host_load_max: Float = pa.Field(ge=0, nullable=True)
+    host_other_cpu_mean: Float = pa.Field(ge=0, nullable=True)
+    host_other_cpu_max: Float = pa.Field(ge=0, nullable=True)
     jobs: Int = pa.Field(ge=1, nullable=True)
 
 
