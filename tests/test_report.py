@@ -534,8 +534,14 @@ def test_the_report_pools_quiet_runs_as_aggregate_does() -> None:
         == "contended (host load 2.60 > 1.5) beside a quieter run of the same code"
     )
     assert (executions["n_subtests"].iloc[0], executions["host_load_max"].iloc[0]) == (1, 1.2)
+    assert executions["host_other_cpu_max"].isna().all()  # neither run measured it (before schema 6)
     _, off = how_runs_ran(pd.DataFrame(rows), runs, quiet_load_max=None)
     assert off.empty
+    # with the other work measured (schema 6), it decides and the table shows it
+    runs["host_other_cpu_max"] = [0.9, 0.05]
+    executions, superseded = how_runs_ran(pd.DataFrame(rows), runs, quiet_load_max=1.5)
+    assert list(superseded["run_id"]) == ["quiet"] and list(superseded["superseded_by"]) == ["busy"]
+    assert executions["host_other_cpu_max"].iloc[0] == 0.05
 
 
 def test_buckets_then_and_now_per_sample() -> None:

@@ -55,6 +55,7 @@ def how_runs_ran(
         "pct_unclassified",
         "n_reclassified",
         "host_load_max",
+        "host_other_cpu_max",
         *REACH_COLUMNS,
     ]
     if results is None or results.empty or "execution" not in results:
@@ -62,7 +63,7 @@ def how_runs_ran(
     pooled, superseded = supersede(results, runs, quiet_load_max=quiet_load_max)
     kept = pooled[pooled["execution"].notna()]
     by_setting = dict(iter(pooled.groupby(SETTING_KEYS)))
-    load_of = run_host_load(runs)
+    load_of, other_of = run_host_load(runs), run_host_load(runs, "host_other_cpu_max")
     rank = ["not_routed", "eager_fallback", "graph_breaks", "compiled", "eager"]
     rows = []
     for setting, group in kept.groupby(SETTING_KEYS):
@@ -87,9 +88,8 @@ def how_runs_ran(
                 if len(failing)
                 else 0.0,
                 "n_reclassified": int(failing[REREAD].eq(True).sum()) if REREAD in failing else 0,
-                "host_load_max": max(
-                    (load_of[r] for r in set(group["run_id"]) if load_of.get(r) is not None), default=None
-                ),
+                "host_load_max": _most(load_of, group["run_id"]),
+                "host_other_cpu_max": _most(other_of, group["run_id"]),
                 **(
                     compiler_reach_counts(by_setting[setting], cases, setting[1])
                     if compiled_mode
@@ -169,13 +169,18 @@ def _share(n: float, d: float) -> str:
     return f"{n}/{d} ({100.0 * n / d:.0f}%)" if d else f"{n}/{d}"
 
 
-def run_host_load(runs: pd.DataFrame | None) -> dict[str, float | None]:
-    """run_id -> the largest host load average its supervisor saw (None: not recorded, before v3)."""
-    if runs is None or runs.empty or "host_load_max" not in runs:
+def _most(seen: dict[str, float | None], run_ids: pd.Series) -> float | None:
+    """The largest recorded value of these runs (None: none recorded)."""
+    return max((seen[r] for r in set(run_ids) if seen.get(r) is not None), default=None)
+
+
+def run_host_load(runs: pd.DataFrame | None, column: str = "host_load_max") -> dict[str, float | None]:
+    """run_id -> the largest host load average its supervisor saw (None: not recorded, before v3),
+    or with `column` host_other_cpu_max the most CPU work outside its processes (before v6: None)."""
+    if runs is None or runs.empty or column not in runs:
         return {}
     return {
-        run_id: None if pd.isna(load) else float(load)
-        for run_id, load in zip(runs["run_id"], runs["host_load_max"])
+        run_id: None if pd.isna(load) else float(load) for run_id, load in zip(runs["run_id"], runs[column])
     }
 
 
