@@ -16,6 +16,7 @@ import os
 import platform
 import re
 import subprocess
+import time
 from pathlib import Path
 from typing import Any
 
@@ -88,13 +89,13 @@ class OtherCpu:
     def sample(self) -> float | None:
         """Cores' worth of other work since the last sample taken; None where /proc cannot tell or
         the interval is still too short."""
+        if self.last is not None and time.monotonic() - self.last[0] < self.min_interval_s:
+            return None  # checked before reading /proc: a census run ends hundreds of short cases
         now = _cpu_snapshot()
         if now is None or self.last is None:
             self.last = now
             return None
         seconds = now[0] - self.last[0]
-        if seconds < self.min_interval_s:
-            return None
         other_ticks = (now[1] - self.last[1]) - (now[2] - self.last[2])
         self.last = now
         return round(max(other_ticks, 0) / _TICKS_PER_S / seconds, 3)
@@ -105,8 +106,6 @@ _TICKS_PER_S = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 
 def _cpu_snapshot() -> tuple[float, int, int] | None:
     """(monotonic seconds, the host's busy CPU ticks, this process tree's CPU ticks), or None."""
-    import time
-
     try:
         fields = Path("/proc/stat").read_text().split("\n", 1)[0].split()
         # user nice system idle iowait irq softirq steal: busy is all but idle and iowait
