@@ -144,7 +144,8 @@ def plan(
             for device in (devices or {}).get(framework, ["cpu"]):
                 for mode in chosen["modes"]:
                     spec = setting_spec(framework, device, mode, repeats, section, SOURCE, suite=suite)
-                    settings.append(_planned(spec, spec.params_hash(digest), done, rows, paths, harness))
+                    key = spec.params_hash(digest)
+                    settings.append(_planned(spec, key, done, rows, paths, harness, host))
     return settings
 
 
@@ -155,17 +156,18 @@ def _planned(
     rows: list[dict[str, Any]],
     paths: Paths,
     harness: str,
+    host: str,
 ) -> Setting:
     """One setting's plan: skipped, the cases this host lacks, or the whole suite."""
     found = done.get(key)
     if found is not None and found["status"] == "complete":
         return Setting(spec, key, found["run_id"], (found["run_id"],))
-    missing, supplying = missing_cases(spec, paths, harness, rows, host_key())
+    missing, supplying = missing_cases(spec, paths, harness, rows, host)
     if not supplying:
         return Setting(spec, key, None)
     if not missing:
         return Setting(spec, key, supplying[-1], tuple(supplying))
-    subset, subset_hash = subset_key(spec, missing, harness, host_key())
+    subset, subset_hash = subset_key(spec, missing, harness, host)
     return Setting(subset, subset_hash, None, tuple(supplying))
 
 
