@@ -6,8 +6,12 @@ import os
 import shutil
 import textwrap
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 os.environ["HF_HUB_OFFLINE"] = "1"
 os.environ["HF_DATASETS_OFFLINE"] = "1"
@@ -401,6 +405,21 @@ def latency_row(
         "reference_latency_ms": reference_ms,
         "ratio": ms / reference_ms if reference_ms else None,
     }
+
+
+def census_results(root: Path, framework: str, mode: str) -> pd.DataFrame:
+    """A real census run of the scratch checkout's census (one repeat, one worker): its shard's
+    rows indexed by subtest."""
+    import pyarrow.parquet as pq
+
+    from portability_data.runner.spec import Paths, RunSpec
+    from portability_data.runner.supervisor import run
+
+    paths = Paths.under(root)
+    spec = RunSpec(framework=framework, device="cpu", mode=mode, repeats=1, timeout_s=300, suite="census")
+    run_id = run(spec, paths, log=lambda message: None)
+    results = pq.read_table(paths.results_dir / "portability" / f"{run_id}.parquet").to_pandas()
+    return results.set_index("subtest")
 
 
 def census_checkout(root: Path, framework: str, wanted: dict[str, dict[str, list[str]]]) -> Path:

@@ -12,7 +12,6 @@ import shutil
 from pathlib import Path
 
 import pandas as pd
-import pyarrow.parquet as pq
 import pytest
 import yaml
 
@@ -27,10 +26,8 @@ from portability_data.pipeline.census_harvest_tf import (
     summary_lines,
 )
 from portability_data.runner.census_rows import census_rows
-from portability_data.runner.spec import Paths, RunSpec
-from portability_data.runner.supervisor import run
 from portability_data.tables.tableio import read_table
-from tests.conftest import REPO_ROOT, census_checkout
+from tests.conftest import REPO_ROOT, census_checkout, census_results
 
 CENSUS = REPO_ROOT / "cases" / "tensorflow" / "census"
 API = REPO_ROOT / "data" / "api" / "api.parquet"
@@ -180,12 +177,8 @@ def census_repo(root: Path, tnp: dict[str, list[str]], mapped: dict[str, list[st
     return census_checkout(root, "tensorflow", {"tnp": tnp, "mapped": mapped})
 
 
-def run_census(root: Path, mode: str) -> tuple:
-    paths = Paths.under(root)
-    spec = RunSpec(framework="tensorflow", device="cpu", mode=mode, repeats=1, timeout_s=300, suite="census")
-    run_id = run(spec, paths, log=lambda message: None)
-    results = pq.read_table(paths.results_dir / "portability" / f"{run_id}.parquet").to_pandas()
-    return results.set_index("subtest")
+def run_census(root: Path, mode: str) -> pd.DataFrame:
+    return census_results(root, "tensorflow", mode)
 
 
 def test_an_eager_census_run_measures_each_pair(tmp_path: Path) -> None:

@@ -9,7 +9,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pandas as pd
-import pyarrow.parquet as pq
 import yaml
 
 from portability_data.pipeline.census_harvest_jax import accepted_kinds
@@ -20,9 +19,7 @@ from portability_data.pipeline.census_harvest_torch_numpy import (
 )
 from portability_data.pipeline.crossframework import crossframework
 from portability_data.pipeline.support_matrix import declaring_entries, support_matrix
-from portability_data.runner.spec import Paths, RunSpec
-from portability_data.runner.supervisor import run
-from tests.conftest import REPO_ROOT, census_checkout
+from tests.conftest import REPO_ROOT, census_checkout, census_results
 
 MANIFEST = REPO_ROOT / "cases" / "torch" / "census" / "numpy.yaml"
 
@@ -59,21 +56,13 @@ def test_the_manifest_holds_the_namesakes_torch_declares_and_says_why_not_the_ot
     assert "bool" not in by_entry["abs"]["declared_cpu"]  # what OpInfo says torch.abs takes on cpu
 
 
-def run_census(root: Path, mode: str) -> pd.DataFrame:
-    paths = Paths.under(root)
-    spec = RunSpec(framework="torch", device="cpu", mode=mode, repeats=1, timeout_s=300, suite="census")
-    run_id = run(spec, paths, log=lambda message: None)
-    results = pq.read_table(paths.results_dir / "portability" / f"{run_id}.parquet").to_pandas()
-    return results.set_index("subtest")
-
-
 def test_an_eager_run_judges_torch_against_numpy_on_the_generators_inputs(tmp_path: Path) -> None:
     """Real torch, real runner: torch.sin matches NumPy on every kind; torch.sqrt of int64 computes
     in float32 where NumPy uses float64 (recorded as numpy_32bit, judged at float32, passes);
     torch.abs has no bool kernel (a confirmed failure with torch's own error, every sample)."""
     entries = {"sin": ["float32"], "sqrt": ["int64"], "abs": ["bool"]}
     root = census_checkout(tmp_path / "repo", "torch", {"numpy": entries})
-    by_subtest = run_census(root, "eager")
+    by_subtest = census_results(root, "torch", "eager")
     kinds = {e["entry"]: e["kinds"] for e in committed()["entries"]}
     sin = by_subtest.loc["test_entry[sin-float32]"]
     assert (sin["outcome"], sin["oracle"], sin["samples_failed"]) == ("passed", "numpy", 0)

@@ -160,13 +160,9 @@ def numpy_manifest(api: pd.DataFrame, census_params: dict[str, Any]) -> dict[str
             if numpy_function(name) is None:
                 unmapped.append({"entry": name, "reason": "no_numpy_namesake", "detail": f"numpy.{name}"})
                 continue
-            if name in NOT_TRIED:
-                unmapped.append({"entry": name, "reason": NOT_TRIED[name], "detail": "not tried"})
-                continue
-            arity, kinds, problem = trials.run(name)
-            if arity is None:
-                reason = "numpy_timeout" if problem == "timeout" else "numpy_rejects_inputs"
-                unmapped.append({"entry": name, "reason": reason, "detail": problem})
+            arity, kinds, skipped = trials.namesake(name)
+            if skipped is not None:
+                unmapped.append(skipped)
                 continue
             entries.append(
                 {
@@ -350,6 +346,18 @@ class Trials:
             return None, {}, "the NumPy trial process died" if dead else "timeout"
         arity, kinds, problem = json.loads(line)
         return arity, kinds, problem
+
+    def namesake(self, name: str) -> tuple[int | None, dict[str, list[str]], dict[str, str] | None]:
+        """(arity, dtype -> kinds, None) of a NumPy name as NumPy takes the generator's inputs, or
+        (None, {}, the unmapped record saying why not: not tried, NumPy timed out or took none);
+        the step every census of NumPy namesakes (jax.numpy, tnp, torch's) shares."""
+        if name in NOT_TRIED:
+            return None, {}, {"entry": name, "reason": NOT_TRIED[name], "detail": "not tried"}
+        arity, kinds, problem = self.run(name)
+        if arity is None:
+            reason = "numpy_timeout" if problem == "timeout" else "numpy_rejects_inputs"
+            return None, {}, {"entry": name, "reason": reason, "detail": problem}
+        return arity, kinds, None
 
     def close(self) -> None:
         if self.process is not None:

@@ -36,7 +36,7 @@ import yaml
 
 from portability_data.pipeline.api_names import public_names
 from portability_data.pipeline.census_harvest import HarvestError, manifest_document
-from portability_data.pipeline.census_harvest_jax import NOT_TRIED, Trials, accepted_kinds, numpy_function
+from portability_data.pipeline.census_harvest_jax import Trials, accepted_kinds, numpy_function
 from portability_data.runner.census_rows import census_case_id
 from portability_data.runner.generator import KINDS
 from portability_data.tables.contracts import arrow_schema
@@ -95,13 +95,9 @@ def tnp_manifest(api: pd.DataFrame, census_params: dict[str, Any]) -> dict[str, 
             if numpy_function(name) is None:
                 unmapped.append({"entry": name, "reason": "no_numpy_namesake", "detail": f"numpy.{name}"})
                 continue
-            if name in NOT_TRIED:
-                unmapped.append({"entry": name, "reason": NOT_TRIED[name], "detail": "not tried"})
-                continue
-            arity, kinds, problem = trials.run(name)
-            if arity is None:
-                reason = "numpy_timeout" if problem == "timeout" else "numpy_rejects_inputs"
-                unmapped.append({"entry": name, "reason": reason, "detail": problem})
+            arity, kinds, skipped = trials.namesake(name)
+            if skipped is not None:
+                unmapped.append(skipped)
                 continue
             entries.append(
                 {

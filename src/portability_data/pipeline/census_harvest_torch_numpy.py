@@ -34,7 +34,7 @@ import pandas as pd
 
 from portability_data.pipeline.api_names import public_names
 from portability_data.pipeline.census_harvest import HarvestError, manifest_document
-from portability_data.pipeline.census_harvest_jax import NOT_TRIED, Trials, numpy_function
+from portability_data.pipeline.census_harvest_jax import Trials, numpy_function
 from portability_data.pipeline.declared_entries import dtype_name
 from portability_data.runner.census_rows import census_case_id, entry_id
 
@@ -140,13 +140,9 @@ def torch_numpy_manifest(api: pd.DataFrame, census_params: dict[str, Any]) -> di
             if name in OTHER_SIGNATURE:
                 unmapped.append({"entry": name, "reason": "other_signature", "detail": OTHER_SIGNATURE[name]})
                 continue
-            if name in NOT_TRIED:
-                unmapped.append({"entry": name, "reason": NOT_TRIED[name], "detail": "not tried"})
-                continue
-            arity, kinds, problem = trials.run(name)
-            if arity is None:
-                reason = "numpy_timeout" if problem == "timeout" else "numpy_rejects_inputs"
-                unmapped.append({"entry": name, "reason": reason, "detail": problem})
+            arity, kinds, skipped = trials.namesake(name)
+            if skipped is not None:
+                unmapped.append(skipped)
                 continue
             if not array_operands_only(name, arity):
                 detail = f"numpy.{name} takes {arity} arguments, not all arrays in {function}"

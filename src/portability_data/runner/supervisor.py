@@ -515,7 +515,7 @@ def finish(state: RunState, paths: Paths, status: str = "complete") -> str:
         **host_facts(),
         "build": json.dumps(info.build, sort_keys=True) if info.build is not None else None,
         **(state.digests or {"harness_digest": None, "cases_digest": None, "case_digests": None}),
-        "host_load_mean": round(sum(state.host_load) / len(state.host_load), 2) if state.host_load else None,
+        "host_load_mean": _mean(state.host_load),
         "host_load_max": round(max(state.host_load), 2) if state.host_load else None,
         "host_other_cpu_mean": _mean(state.host_other_cpu),
         "host_other_cpu_max": round(max(state.host_other_cpu), 2) if state.host_other_cpu else None,
