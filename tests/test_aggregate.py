@@ -131,6 +131,25 @@ def test_all_failed_is_complete_failure_with_the_most_frequent_category() -> Non
     assert got["dominant_failure_category"] == "not_implemented"
 
 
+def test_host_fallback_is_its_own_outcome_never_a_success() -> None:
+    """A subtest that ran with ops on the host is host_fallback (not passed); a function whose
+    subtests all ran, some on the host, is host_fallback; beside a failure it is a partial failure;
+    a host fallback that did not recur alone (order_dependent) counts as passed."""
+    fell = {**row("a", "host_fallback", [1.0], device="tpu"), "error_message": "aten::nonzero x2"}
+    got = outcome_of([fell, row("b", ops=[1.0], device="tpu")])
+    assert (got["outcome"], got["n_subtests"], got["n_passed"], got["n_host_fallback"]) == (
+        "host_fallback",
+        2,
+        1,
+        1,
+    )
+    got = outcome_of([fell, row("b", "failed", device="tpu")])
+    assert (got["outcome"], got["n_failed"], got["n_host_fallback"]) == ("partial_failure", 1, 1)
+    got = outcome_of([{**fell, "confirmation": "order_dependent"}, row("b", device="tpu")])
+    assert (got["outcome"], got["n_passed"], got["n_host_fallback"]) == ("success", 2, 0)
+    assert outcome_of([row("a", device="tpu")])["n_host_fallback"] == 0
+
+
 def test_unknown_outcomes() -> None:
     assert outcome_of([row("a", "unknown"), row("b", "unknown")])["outcome"] == "unknown"
     # passed + unknown: could be success or partial -> unknown; n_subtests counts the unknown one

@@ -10,7 +10,13 @@ from pathlib import Path
 
 import pytest
 
-from portability_data.runner.backends import DevicePlacementError, TorchBackend
+from portability_data.runner.backends import (
+    DevicePlacementError,
+    HostPlacementError,
+    JaxBackend,
+    TensorFlowBackend,
+    TorchBackend,
+)
 from portability_data.runner.timing import Timer, subtest_execution
 
 
@@ -21,6 +27,30 @@ def test_torch_output_on_another_device_is_caught() -> None:
     assert timer(torch.add, torch.ones(2), 1).tolist() == [2.0, 2.0]
     with pytest.raises(DevicePlacementError, match="meta"):
         timer(lambda: torch.ones(2, device="meta"))
+
+
+def test_an_output_on_the_host_is_host_placement_only_off_the_host() -> None:
+    """Under test on an accelerator, an output on the host is a host fallback (HostPlacementError);
+    under test on the host, an output elsewhere is a plain placement error. The accelerator is a
+    stand-in device object here (the rule reads only its platform); the outputs are real."""
+    import jax
+    import jax.numpy as jnp
+    import tensorflow as tf
+
+    jax_backend = JaxBackend("cpu")
+    jax_backend._device = type("Accelerator", (), {"platform": "tpu", "__repr__": lambda s: "TPU_0"})()
+    with pytest.raises(HostPlacementError, match="TPU_0"):
+        jax_backend.check_placement(jnp.ones(2))
+    on_host = JaxBackend("cpu")
+    on_host.check_placement(jax.device_put(jnp.ones(2), jax.devices("cpu")[0]))
+
+    tf_backend = TensorFlowBackend("cpu")
+    tf_backend.device_type = "GPU"  # under test: /device:GPU:0
+    with pytest.raises(HostPlacementError, match="CPU:0"):
+        tf_backend.check_placement(tf.ones(2))
+    with pytest.raises(DevicePlacementError) as plain:
+        TorchBackend("cpu").check_placement(__import__("torch").ones(2, device="meta"))
+    assert not isinstance(plain.value, HostPlacementError)
 
 
 def test_timer_records_every_call_and_routes_compiled_mode() -> None:

@@ -209,3 +209,49 @@ def test_suite_digest_at_a_commit_matches_the_tree(case_repo) -> None:
     assert cases_digest(case_repo.root, "torch") != committed
     assert cases_digest_at(case_repo.root, "HEAD", "torch") == committed
     assert cases_digest_at(case_repo.root, "0" * 40, "torch") is None
+
+
+def test_an_earlier_harness_kept_in_params_is_credited_and_stale_entries_refused(
+    case_repo, monkeypatch, capsys
+) -> None:
+    """After a harness change, a setting that params.yaml keeps on its earlier harness is covered by
+    that harness's runs (said, and recorded in the manifest); an entry naming today's harness, a
+    digest no run of the setting has, or a setting re-measured since, is refused by name."""
+    import json
+
+    import pytest
+
+    from portability_data.pipeline import run_stage as stage
+    from portability_data.runner.provenance import harness_digest
+    from portability_data.runner.spec import Paths
+
+    case_repo.add("torch", "one", "def test_a():\n    assert True\n")
+    asked = []
+    monkeypatch.setattr(stage, "run", lambda spec, *a, **k: asked.append(spec) or f"new-{len(asked)}")
+    manifest = case_repo.root / "manifest.json"
+    cases_dir = Paths.under(case_repo.root).cases_dir
+    _subset_run(case_repo, PARAMS, ["torch.one"], "before")
+    before = harness_digest(cases_dir)
+
+    (cases_dir / "conftest.py").write_text("# another harness\n")
+    today = harness_digest(cases_dir)
+    kept = {**PARAMS, "earlier_harness": {"torch/cpu/eager": before}}
+    assert stage.run_stage(kept, case_repo.root, manifest) == ["before"]
+    assert asked == []
+    assert "measured by the earlier harness" in capsys.readouterr().out
+    assert json.loads(manifest.read_text())["earlier_harness"] == {"torch/cpu/eager": before}
+
+    for entry, says in [
+        ({"torch/cpu/eager": today}, "that is today's harness"),
+        ({"torch/cpu/eager": "0" * 64}, "no complete run of torch/cpu/eager"),
+        ({"torch/gpu/eager": before}, "not a setting of this stage"),
+    ]:
+        with pytest.raises(stage.EarlierHarnessError, match=says):
+            stage.run_stage({**PARAMS, "earlier_harness": entry}, case_repo.root, manifest)
+    assert asked == []  # refused before anything ran
+
+    _subset_run(case_repo, PARAMS, ["torch.one"], "remeasured")  # today's harness covers it now
+    with pytest.raises(stage.EarlierHarnessError, match="re-measured"):
+        stage.run_stage(kept, case_repo.root, manifest)
+    assert stage.run_stage(PARAMS, case_repo.root, manifest) == ["remeasured"]
+    assert "earlier_harness" not in json.loads(manifest.read_text())

@@ -14,9 +14,13 @@ Outcomes (docs/METHOD.md section 6, contract `outcomes`):
   (n_passed "in every repeat", n_failed "in some repeat") is this rule; the study had one pytest
   report per machine, so its repeats all carry the same outcome and the choice does not change
   its figures.
-- n_subtests = passed + failed + unknown subtests (skipped and harness-only ones excluded), so
-  n_subtests - n_passed - n_failed is the number of unknown subtests.
-- outcome: success (all passed), complete_failure (all failed), partial_failure (some of each);
+- Host fallback (schema 7): a subtest that ran through with some op on the host instead of the device
+  (results.outcome host_fallback: torch_xla's fallback counters, or an output on the host) and did
+  not fail is *host_fallback*: counted in n_host_fallback, not in n_passed.
+- n_subtests = passed + host_fallback + failed + unknown subtests (skipped and harness-only ones
+  excluded), so n_subtests - n_passed - n_host_fallback - n_failed is the number of unknown subtests.
+- outcome: success (all passed), complete_failure (all failed), partial_failure (some of each, a
+  host_fallback subtest counting as one that ran); host_fallback (none failed, some fell back);
   unknown where nothing is known (no passed or failed subtest: all unknown, skipped or harness),
   or where unknown subtests leave success/complete failure undecided (a group with both passed and
   failed subtests is a partial failure whatever the unknowns).

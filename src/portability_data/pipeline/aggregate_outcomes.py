@@ -15,13 +15,21 @@ from portability_data.tables.contracts import OUTCOMES
 
 
 def function_outcome(statuses: Counter) -> str:
-    """success / partial_failure / complete_failure / unknown from subtest status counts."""
-    passed, failed, unknown = statuses["passed"], statuses["failed"], statuses["unknown"]
-    if passed and failed:
+    """success / partial_failure / complete_failure / host_fallback / unknown from subtest status
+    counts. A subtest that ran with ops on the host ran: beside failures it makes a partial failure;
+    without any, the function is host_fallback (it runs, not all of it on the device)."""
+    ran, failed, unknown = (
+        statuses["passed"] + statuses["host_fallback"],
+        statuses["failed"],
+        statuses["unknown"],
+    )
+    if ran and failed:
         return "partial_failure"
-    if unknown or not (passed or failed):
+    if unknown or not (ran or failed):
         return "unknown"
-    return "success" if passed else "complete_failure"
+    if not ran:
+        return "complete_failure"
+    return "host_fallback" if statuses["host_fallback"] else "success"
 
 
 def compute_outcomes(
@@ -41,13 +49,17 @@ def compute_outcomes(
             {
                 **dict(zip(GROUP, group)),
                 "outcome": outcome,
-                "n_subtests": statuses["passed"] + statuses["failed"] + statuses["unknown"],
+                "n_subtests": statuses["passed"]
+                + statuses["host_fallback"]
+                + statuses["failed"]
+                + statuses["unknown"],
                 "n_passed": statuses["passed"],
                 "n_failed": statuses["failed"],
                 "n_skipped": statuses["skipped"],
                 "dominant_failure_category": most_common_value(c for c in failed if c),
                 "n_order_dependent": sum(s.order_dependent for s in subtests.values()),
                 "n_not_compiled": len(all_subtests) - len(subtests),
+                "n_host_fallback": statuses["host_fallback"],
             }
         )
     return typed_frame(OUTCOMES, rows)

@@ -19,6 +19,7 @@ import pandas as pd
 from portability_data.pipeline.frames import column_values, plain_frame
 
 FAILING = frozenset({"failed", "error", "timeout", "crashed", "memory"})
+RAN = frozenset({"passed", "host_fallback"})  # the subtest ran through (host_fallback: partly on the host)
 GROUP = ("source", "framework", "framework_version", "function", "device", "device_model", "mode")
 
 
@@ -33,13 +34,14 @@ class Subtest:
     not_compiled: bool = False  # compiled mode, but some row did not really compile
 
     def status(self) -> str:
-        """failed / passed / unknown / harness / skipped, per the rule in aggregate.py's docstring."""
+        """failed / passed / host_fallback / unknown / harness / skipped, per the rule in
+        aggregate.py's docstring."""
         counted = [(o, c) for o, c in zip(self.outcomes, self.categories) if o != "skipped"]
         if any(o in FAILING and c != "harness" for o, c in counted):
             return "failed"
         plain = [o for o, c in counted if not (o in FAILING and c == "harness")]
-        if plain and all(o == "passed" for o in plain):
-            return "passed"
+        if plain and all(o in RAN for o in plain):
+            return "host_fallback" if "host_fallback" in plain else "passed"
         if any(o == "unknown" for o in plain):
             return "unknown"
         if counted:
@@ -49,7 +51,7 @@ class Subtest:
     def has_passing_result(self) -> bool:
         """The study's latency filter: kept unless no row passed (unknown and harness rows keep it)."""
         return any(
-            o in ("passed", "unknown") or (o in FAILING and c == "harness")
+            o in ("passed", "host_fallback", "unknown") or (o in FAILING and c == "harness")
             for o, c in zip(self.outcomes, self.categories)
         )
 
@@ -98,7 +100,9 @@ def collect_subtests(results: pd.DataFrame) -> dict[tuple, dict[tuple[str, str],
         if subtest is None:
             subtest = groups[group][key] = Subtest()
         outcome, category = columns["outcome"][i], columns["failure_category"][i]
-        if columns["confirmation"][i] == "order_dependent" and outcome in FAILING:
+        if columns["confirmation"][i] == "order_dependent" and (
+            outcome in FAILING or outcome == "host_fallback"
+        ):
             subtest.order_dependent = True
             outcome, category = "passed", None
         if columns["mode"][i] == "compiled" and columns["execution"][i] not in (None, "compiled"):

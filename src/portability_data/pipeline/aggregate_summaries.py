@@ -22,7 +22,8 @@ REFERENCE_ORDER = ("gpu", "cpu", "tpu", "mps")
 SLOWDOWN_FACTOR = 10.0
 
 
-KNOWN_OUTCOMES = ("success", "partial_failure", "complete_failure")
+# host_fallback last: the study had no such class (its shares are unchanged: zero there).
+KNOWN_OUTCOMES = ("success", "partial_failure", "complete_failure", "host_fallback")
 
 
 def _shares(frame: pd.DataFrame, keys: list[str]) -> pd.DataFrame:

@@ -10,6 +10,13 @@ proven equal to today's (its params hash recomputed from what it recorded: its c
 case files at its git commit) ran it with the same harness and the same case files. So a new or
 edited case costs its own run, not its framework's whole suite again (aggregate pools, per case,
 the runs of the newest code: aggregate_subtests.supersede). Only the manifest is an output.
+
+A harness change re-measures every setting (~5 h on this 2-core machine, more than a working
+session), so a harness change can name, in params.yaml (`earlier_harness`, per setting), the
+earlier harness digest whose runs still stand for a setting until it is re-measured: a visible,
+reviewed decision, never a default. The stage credits those runs as it credits today's, says so
+for each setting, records them in the manifest, and refuses a stale entry: one that names
+today's harness or a digest no run of the setting has, or a setting that today's harness covers.
 """
 
 from __future__ import annotations
@@ -181,14 +188,20 @@ def subset_key(spec: RunSpec, digests: dict[str, str], harness: str, host: str =
 
 
 def proven_digests(
-    row: dict[str, Any], spec: RunSpec, harness: str, repo_root: Path, host: str = ""
+    row: dict[str, Any],
+    spec: RunSpec,
+    harness: str,
+    repo_root: Path,
+    host: str = "",
+    earlier: str | None = None,
 ) -> dict[str, str]:
     """The case digests a complete run of this setting measured, when its params hash is proven
-    to be today's parameters over those cases with today's harness (and, for a bench run, this
-    host); {} when it cannot be proven (other limits, another harness or machine, a tree that git
-    does not hold)."""
-    if row["status"] != "complete" or row.get("harness_digest") != harness:
+    to be today's parameters over those cases with today's harness, or with the `earlier` harness
+    params.yaml keeps for the setting (and, for a bench run, this host); {} when it cannot be
+    proven (other limits, another harness or machine, a tree that git does not hold)."""
+    if row["status"] != "complete" or row.get("harness_digest") not in (harness, earlier):
         return {}
+    harness = row["harness_digest"]
     if (row.get("source"), row.get("framework"), row.get("device"), row.get("mode")) != (
         spec.source,
         spec.framework,
@@ -212,20 +225,66 @@ def proven_digests(
 
 
 def missing_cases(
-    spec: RunSpec, paths: Paths, harness: str, rows: list[dict[str, Any]], host: str = ""
+    spec: RunSpec,
+    paths: Paths,
+    harness: str,
+    rows: list[dict[str, Any]],
+    host: str = "",
+    earlier: str | None = None,
 ) -> tuple[dict[str, str], list[str]]:
     """(the current cases that no proven run measured as they are now, with their digests; the
-    proven runs that measured some current case as it is now, oldest first)."""
+    proven runs that measured some current case as it is now, oldest first). `earlier`: the
+    harness digest params.yaml keeps for this setting (runs made with it are credited too)."""
     current = case_digests(paths, [r["case_id"] for r in select_cases(spec, paths)], spec.framework)
     measured: set[str] = set()
     supplying = []
     for row in sorted(rows, key=lambda r: str(r.get("started_at") or "")):
-        digests = proven_digests(row, spec, harness, paths.repo_root, host)
+        digests = proven_digests(row, spec, harness, paths.repo_root, host, earlier)
         same = {c for c, d in digests.items() if current.get(c) == d}
         if same:
             measured |= same
             supplying.append(row["run_id"])
     return {c: d for c, d in current.items() if c not in measured}, supplying
+
+
+class EarlierHarnessError(ValueError):
+    """An `earlier_harness` entry of params.yaml that is stale or names no setting of the stage."""
+
+
+def earlier_harness(
+    run_params: dict[str, Any], harness: str, rows: list[dict[str, Any]], section: str
+) -> dict[str, str]:
+    """params.yaml's `earlier_harness` (setting "framework/device/mode" -> harness digest), checked:
+    every entry names a setting of this stage, is not today's harness, and was measured by some
+    complete run of that setting (else the entry is stale: remove it)."""
+    kept = run_params.get("earlier_harness") or {}
+    if not isinstance(kept, dict):
+        raise EarlierHarnessError(
+            f"params.yaml {section}.earlier_harness: a mapping of setting -> digest expected"
+        )
+    settings = {
+        f"{f}/{d}/{m}"
+        for f in run_params["frameworks"]
+        for d in run_params["devices"]
+        for m in run_params.get("modes_by_framework", {}).get(f, run_params["modes"])
+    }
+    measured = {
+        (f"{r['framework']}/{r['device']}/{r['mode']}", r.get("harness_digest"))
+        for r in rows
+        if r["status"] == "complete"
+    }
+    for setting, digest in kept.items():
+        where = f"params.yaml {section}.earlier_harness[{setting!r}]"
+        if setting not in settings:
+            raise EarlierHarnessError(f"{where}: not a setting of this stage ({', '.join(sorted(settings))})")
+        if digest == harness:
+            raise EarlierHarnessError(f"{where}: that is today's harness; remove the entry")
+        if (setting, digest) not in measured:
+            raise EarlierHarnessError(
+                f"{where}: no complete run of {setting} was measured with harness {str(digest)[:12]}; "
+                "the entry is stale (re-measured since?): remove it"
+            )
+    return {str(k): str(v) for k, v in kept.items()}
 
 
 def run_stage(
@@ -243,6 +302,9 @@ def run_stage(
     done = existing_runs(paths.runs_dir, rows)
     covering: list[str] = []
     harness = harness_digest(paths.cases_dir)
+    section = "census" if suite == "census" else "run"
+    kept = earlier_harness(run_params, harness, rows, section)
+    credited_earlier: dict[str, str] = {}
     confirm_jobs = int(run_params.get("confirm_jobs", 1))
     jobs = int(run_params.get("jobs", 1)) if suite == "census" else 1
     for framework in run_params["frameworks"]:
@@ -259,8 +321,20 @@ def run_stage(
                     print(f"{name}: {state} ({done[key]['run_id']})", flush=True)
                     covering.append(done[key]["run_id"])
                     continue
-                missing, supplying = missing_cases(spec, paths, harness, rows)
+                missing, supplying = missing_cases(spec, paths, harness, rows, earlier=kept.get(name))
                 covering.extend(r for r in supplying if r not in covering)
+                if name in kept:
+                    if not missing_cases(spec, paths, harness, rows)[0]:
+                        raise EarlierHarnessError(
+                            f"params.yaml {section}.earlier_harness[{name!r}]: today's harness covers "
+                            "every case of this setting (re-measured): remove the entry"
+                        )
+                    credited_earlier[name] = kept[name]
+                    print(
+                        f"{name}: measured by the earlier harness {kept[name][:12]} that params.yaml keeps "
+                        "for this setting until it is re-measured",
+                        flush=True,
+                    )
                 if not missing:
                     print(f"{name}: up to date ({', '.join(supplying)})", flush=True)
                     continue
@@ -281,6 +355,9 @@ def run_stage(
                 covering.append(
                     run(subset, paths, params_hash=subset_hash, confirm_jobs=confirm_jobs, jobs=jobs)
                 )
-    text = json.dumps({"runs": covering}, indent=2) + "\n"
+    found: dict[str, Any] = {"runs": covering}
+    if credited_earlier:
+        found["earlier_harness"] = credited_earlier
+    text = json.dumps(found, indent=2) + "\n"
     atomic_write_bytes(manifest, text.encode())
     return covering

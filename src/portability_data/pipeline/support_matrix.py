@@ -67,6 +67,8 @@ def status_of(row: dict[str, Any]) -> str:
     outcome = row["outcome"]
     if outcome == "passed" or row.get("confirmation") == "order_dependent":
         return "works"
+    if outcome == "host_fallback":
+        return "host_fallback"
     if outcome in FAULTS:
         return outcome
     if outcome == "failed" and pd.isna(row.get("confirmation")):

@@ -27,6 +27,7 @@ LABEL_BOX = {"boxstyle": "round,pad=0.15", "facecolor": "white", "edgecolor": "n
 MARKERS = ["o", "s", "^", "D", "v", "P", "X", "*"]
 OUTCOME_STYLE = {  # colour, hatch: hatches keep the classes apart in grey print too
     "success": ("#009E73", ""),
+    "host_fallback": ("#56B4E9", "--"),
     "partial_failure": ("#E69F00", "//"),
     "complete_failure": ("#D55E00", "xx"),
     "unknown": ("#BBBBBB", ""),
@@ -38,6 +39,7 @@ CHANGE_STYLE = {
     "broke": ("#D55E00", "xx"),
     "still_failing": ("#E69F00", "//"),
     "still_works": ("#56B4E9", ""),
+    "falls_back_now": ("#56B4E9", "--"),
     "removed": ("#CC79A7", ".."),
     "not_measured_then": ("#BBBBBB", ""),
     "unknown_now": ("#888888", ""),

@@ -28,12 +28,12 @@ from portability_data.pipeline.aggregate import (
 from portability_data.tables.tableio import read_table
 
 STUDY = "mince2023"
-OUTCOME_ORDER = ["success", "partial_failure", "complete_failure", "unknown", "unavailable"]
+OUTCOME_ORDER = ["success", "host_fallback", "partial_failure", "complete_failure", "unknown", "unavailable"]
 FAILING = ("partial_failure", "complete_failure")
-KNOWN = ("success", *FAILING)
+KNOWN = ("success", "host_fallback", *FAILING)  # host_fallback: runs, not all on the device (XLA)
 BUCKET_ORDER = ["top20", "10", "20", "30", "40", "50", "60", "70", "80", "90", "100"]
 FRAMEWORK_ORDER = ["torch", "tensorflow", "jax"]
-DEVICE_ORDER = ["gpu", "tpu", "cpu", "mps"]
+DEVICE_ORDER = ["gpu", "tpu", "xla", "cpu", "mps"]
 MODE_ORDER = ["eager", "compiled"]
 SETTING_KEYS = ["source", "framework", "framework_version", "device", "device_model", "mode"]
 

@@ -108,6 +108,7 @@ def then_now_headline(changes: pd.DataFrame, moves: pd.DataFrame) -> pd.DataFram
         "broke",
         "still_failing",
         "still_works",
+        "falls_back_now",
         "removed",
         "latency_n_functions",
         "median_ratio_now_vs_then",
@@ -115,7 +116,9 @@ def then_now_headline(changes: pd.DataFrame, moves: pd.DataFrame) -> pd.DataFram
     if changes.empty:
         return pd.DataFrame(columns=columns)
     table = changes.assign(
-        n_compared=changes[["fixed", "broke", "still_failing", "still_works"]].sum(axis=1).astype(int)
+        n_compared=changes[["fixed", "broke", "still_failing", "still_works", "falls_back_now"]]
+        .sum(axis=1)
+        .astype(int)
     )
     if len(moves):
         latency = moves[["now_key", "now_version", "n_functions", "median_ratio_now_vs_then"]].rename(

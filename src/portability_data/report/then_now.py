@@ -25,11 +25,17 @@ from portability_data.report.inputs import (
     with_setting,
 )
 
+# The study's device a newer device is read against where the type differs: PyTorch's xla device
+# (torch_xla on XLA CPU) against the study's TPU runs (torch_xla on a TPU v3-8): the XLA layer's
+# lowering and fallbacks are shared, dtype support and speed are not.
+STUDY_DEVICE_OF = {"xla": "tpu"}
+
 CHANGE_ORDER = [
     "fixed",
     "broke",
     "still_failing",
     "still_works",
+    "falls_back_now",  # runs now, with ops on the host instead of the device (XLA's counters)
     "removed",
     "not_measured_then",
     "unknown_now",
@@ -98,19 +104,24 @@ def then_now(inputs: Inputs, primary: dict[tuple, str]) -> tuple[pd.DataFrame, p
         source, framework, version, device, model, mode = setting
         key = {"now_key": f"{source}/{framework}/{slug(model)}/{mode}", "now_version": version}
         here = newer[(newer[SETTING_KEYS] == pd.Series(setting, index=SETTING_KEYS)).all(axis=1)]
-        then_model = _then_model(study, framework, device, model, lambda f: (f["outcome"].isin(KNOWN)).sum())
+        then_device = STUDY_DEVICE_OF.get(device, device)
+        then_model = _then_model(
+            study, framework, then_device, model, lambda f: (f["outcome"].isin(KNOWN)).sum()
+        )
         now_label = setting_label(*setting)
         then_rows = (
             study[
                 (study["framework"] == framework)
-                & (study["device"] == device)
+                & (study["device"] == then_device)
                 & (study["device_model"] == then_model)
             ]
             if then_model
             else study.iloc[0:0]
         )
         then_label = (
-            setting_label(*then_rows[SETTING_KEYS].iloc[0]) if len(then_rows) else f"{STUDY}: no {device}"
+            setting_label(*then_rows[SETTING_KEYS].iloc[0])
+            if len(then_rows)
+            else f"{STUDY}: no {then_device}"
         )
         then_by_fn = dict(zip(then_rows["function"], then_rows["outcome"]))
         now_by_fn = dict(zip(here["function"], here["outcome"]))
@@ -138,13 +149,13 @@ def then_now(inputs: Inputs, primary: dict[tuple, str]) -> tuple[pd.DataFrame, p
                     **key,
                 }
             )
-        lat_model = _then_model(study_lat, framework, device, model, len)
+        lat_model = _then_model(study_lat, framework, then_device, model, len)
         if not lat_model or newer_lat.empty:
             continue
         now_lat = newer_lat[(newer_lat[SETTING_KEYS] == pd.Series(setting, index=SETTING_KEYS)).all(axis=1)]
         then_lat = study_lat[
             (study_lat["framework"] == framework)
-            & (study_lat["device"] == device)
+            & (study_lat["device"] == then_device)
             & (study_lat["device_model"] == lat_model)
         ]
         if then_lat.empty or now_lat.empty:
@@ -225,6 +236,8 @@ def _change(before: str | None, after: str | None, gone: bool) -> str:
         return "not_measured_then"
     if after not in KNOWN:
         return "unknown_now"
+    if after == "host_fallback":
+        return "falls_back_now"
     if before in FAILING:
         return "fixed" if after == "success" else "still_failing"
     return "still_works" if after == "success" else "broke"

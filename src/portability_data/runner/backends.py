@@ -8,13 +8,31 @@ bytes are part of the harness digest (runner/provenance.py HARNESS_FILES).
 from __future__ import annotations
 
 import contextlib
+from collections import Counter
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
 
 
 class DevicePlacementError(AssertionError):
     """An output of the timed call lives on another device than the one under test."""
+
+
+class HostPlacementError(DevicePlacementError):
+    """An output of the timed call came back on the host while the device under test is not the
+    host: the call (or its last op) ran there. Recorded as host fallback, not as a failure."""
+
+
+@dataclass
+class DeviceEvents:
+    """What the device said about a subtest's timed calls, warm-ups included: the ops that ran on
+    the host instead (name -> executions) and the graph compilations, all and during timed calls.
+    Only a backend whose device can tell fills it (`Backend.counts_device_events`)."""
+
+    fallback_ops: Counter[str] = field(default_factory=Counter)
+    compiles: int = 0
+    compiles_timed: int = 0
 
 
 class DeviceUnavailableError(RuntimeError):
@@ -25,6 +43,8 @@ class Backend:
     """What the harness needs of a framework: a device handle, pinning, sync, placement, compile."""
 
     name = ""
+    # Whether `observe` counts host fallbacks and compilations (else those results columns are null).
+    counts_device_events = False
 
     def __init__(self, device: str) -> None:
         self.device = device
@@ -43,7 +63,14 @@ class Backend:
         """Block until the device finished computing `result`."""
 
     def check_placement(self, result: Any) -> None:
-        """Raise DevicePlacementError if any array in `result` lives elsewhere."""
+        """Raise DevicePlacementError if any array in `result` lives elsewhere (HostPlacementError
+        where it lives on the host and the device under test is not the host)."""
+
+    @contextlib.contextmanager
+    def observe(self, events: DeviceEvents, timed: bool) -> Iterator[None]:
+        """Around one call of the function under test (its sync included): add what the device
+        reports of it to `events` (`timed`: the timed call, not a warm-up)."""
+        yield
 
     def compile(self, fn: Callable[..., Any]) -> CompiledCall:
         """`fn` through the framework's compiler; the result says how its calls really ran."""
@@ -82,9 +109,9 @@ class _TorchCompiled(CompiledCall):
     traced it (bad input rejected on fake tensors) is re-raised as itself, not as dynamo's
     wrapper, so a documented rejection reads the same in both modes."""
 
-    def __init__(self, torch: Any, fn: Callable[..., Any]) -> None:
-        super().__init__(torch.compile(fn, fullgraph=True))
-        self.torch, self.fn = torch, fn
+    def __init__(self, torch: Any, fn: Callable[..., Any], backend: str = "inductor") -> None:
+        super().__init__(torch.compile(fn, fullgraph=True, backend=backend))
+        self.torch, self.fn, self.backend = torch, fn, backend
         self.partial: Callable[..., Any] | None = None
 
     def __call__(self, *args: Any) -> Any:
@@ -95,7 +122,7 @@ class _TorchCompiled(CompiledCall):
                 return _unwrapped(self.compiled, args)
             except (dynamo_exc.Unsupported, dynamo_exc.UserError):
                 # No single graph: nothing ran yet (fullgraph fails while tracing), so retrying is safe.
-                self.partial = self.torch.compile(self.fn)
+                self.partial = self.torch.compile(self.fn, backend=self.backend)
                 first = True
         else:
             first = False
@@ -159,9 +186,20 @@ def _leaves(obj: Any) -> Iterator[Any]:
         yield obj
 
 
+XLA_SETUP = (
+    "the xla device needs torch_xla in an environment of its own (torch 2.9 + torch_xla 2.9, not "
+    'this pinned torch): python3 -m venv .venv-xla && .venv-xla/bin/pip install -e ".[xla]", then '
+    "PJRT_DEVICE=CPU .venv-xla/bin/portability run --framework torch --device xla (docs/DEVICE_PATHS.md)"
+)
+
+
 class TorchBackend(Backend):
+    """PyTorch on cpu, cuda (gpu), mps, and torch_xla's PJRT device: tpu (a TPU) or xla (any other
+    PJRT device, XLA CPU here). On XLA the backend counts, per call, the ops torch_xla ran on the host
+    (its executed fallback counters) and the graphs it compiled (torch_xla.debug.metrics)."""
+
     name = "torch"
-    _types: ClassVar[dict[str, str]] = {"cpu": "cpu", "gpu": "cuda", "mps": "mps", "tpu": "xla"}
+    _types: ClassVar[dict[str, str]] = {"cpu": "cpu", "gpu": "cuda", "mps": "mps", "tpu": "xla", "xla": "xla"}
 
     def __init__(self, device: str) -> None:
         super().__init__(device)
@@ -172,20 +210,33 @@ class TorchBackend(Backend):
             raise DeviceUnavailableError("device gpu requested but torch.cuda.is_available() is False")
         if device == "mps" and not torch.backends.mps.is_available():
             raise DeviceUnavailableError("device mps requested but torch.backends.mps is not available")
-        if device == "tpu":
+        self.device_type = self._types[device]
+        self.counts_device_events = self.device_type == "xla"
+        if self.counts_device_events:
             try:
-                import torch_xla.core.xla_model as xm  # noqa: F401
+                import torch_xla
+                import torch_xla.debug.metrics as metrics
             except ImportError as exc:
                 raise DeviceUnavailableError(
-                    f"device tpu requested but torch_xla is missing: {exc}"
+                    f"device {device} requested but torch_xla is missing ({exc}): {XLA_SETUP}"
                 ) from None
-        self.device_type = self._types[device]
+            self.torch_xla, self.metrics = torch_xla, metrics
+            hardware = self.xla_hardware()
+            if (hardware == "TPU") != (device == "tpu"):
+                raise DeviceUnavailableError(
+                    f"device {device} requested but torch_xla's PJRT device is {hardware} "
+                    f"(PJRT_DEVICE: {'TPU for tpu' if device == 'tpu' else 'CPU or CUDA for xla'})"
+                )
+
+    def xla_hardware(self) -> str:
+        """torch_xla's PJRT device kind: TPU, CPU, CUDA."""
+        import torch_xla.core.xla_model as xm
+
+        return str(xm.xla_device_hw(self.torch_xla.device()))
 
     def handle(self) -> str:
-        if self.device == "tpu":
-            import torch_xla.core.xla_model as xm
-
-            return str(xm.xla_device())
+        if self.device_type == "xla":
+            return str(self.torch_xla.device())
         return self.device_type
 
     @contextlib.contextmanager
@@ -205,14 +256,43 @@ class TorchBackend(Backend):
         elif self.device == "tpu":
             import torch_xla.core.xla_model as xm
 
-            xm.mark_step()
+            xm.mark_step()  # the study's TPU sync (launches the graph; docs/DEVICE_PATHS.md)
+        elif self.device == "xla":
+            self.torch_xla.sync(wait=True)  # cut the traced graph, run it, wait for it
 
     def check_placement(self, result: Any) -> None:
         for leaf in _leaves(result):
             if isinstance(leaf, self.torch.Tensor) and leaf.device.type != self.device_type:
-                raise DevicePlacementError(
-                    f"output tensor on {leaf.device}, expected device type {self.device_type!r}"
-                )
+                error = HostPlacementError if leaf.device.type == "cpu" else DevicePlacementError
+                raise error(f"output tensor on {leaf.device}, expected device type {self.device_type!r}")
+
+    @contextlib.contextmanager
+    def observe(self, events: DeviceEvents, timed: bool) -> Iterator[None]:
+        if not self.counts_device_events:
+            yield
+            return
+        # What the test traced before the call (its inputs) runs now, outside the call's counts.
+        self.torch_xla.sync(wait=True)
+        ops, compiles = self._fallback_counts(), self._compiles()
+        try:
+            yield
+        finally:
+            for name, count in self._fallback_counts().items():
+                if count > ops.get(name, 0):
+                    events.fallback_ops[name] += count - ops.get(name, 0)
+            compiled = self._compiles() - compiles
+            events.compiles += compiled
+            events.compiles_timed += compiled if timed else 0
+
+    def _fallback_counts(self) -> dict[str, int]:
+        """aten op -> times torch_xla ran it on the host, since the process began."""
+        return {
+            name: int(self.metrics.counter_value(name) or 0) for name in self.metrics.executed_fallback_ops()
+        }
+
+    def _compiles(self) -> int:
+        data = self.metrics.metric_data("CompileTime")
+        return int(data[0]) if data else 0
 
     def start_test(self, mode: str) -> None:
         if mode == "compiled":
@@ -224,7 +304,8 @@ class TorchBackend(Backend):
             torch._dynamo.config.fail_on_recompile_limit_hit = True
 
     def compile(self, fn: Callable[..., Any]) -> CompiledCall:
-        return _TorchCompiled(self.torch, fn)
+        # On XLA, torch.compile's backend is openxla (dynamo's graphs lowered by torch_xla).
+        return _TorchCompiled(self.torch, fn, "openxla" if self.device_type == "xla" else "inductor")
 
     def is_array(self, value: Any) -> bool:
         return isinstance(value, self.torch.Tensor)
@@ -232,6 +313,8 @@ class TorchBackend(Backend):
     def describe(self) -> str:
         if self.device == "gpu":
             return self.torch.cuda.get_device_name(0)
+        if self.device == "xla":
+            return f"XLA {self.xla_hardware()} (PJRT)"
         return cpu_model() if self.device == "cpu" else self.device
 
 
@@ -241,10 +324,18 @@ class TensorFlowBackend(Backend):
 
     def __init__(self, device: str) -> None:
         super().__init__(device)
+        if device == "xla":
+            raise DeviceUnavailableError("device xla is torch_xla's; TensorFlow's XLA is its compiled mode")
         import tensorflow as tf
 
         self.tf = tf
         self.device_type = self._types[device]
+        if device == "tpu":
+            # TPU devices exist only once the TPU system is initialised ("Use TPUs" guide).
+            with contextlib.suppress(ValueError, RuntimeError, tf.errors.OpError):
+                resolver = tf.distribute.cluster_resolver.TPUClusterResolver(tpu="local")
+                tf.config.experimental_connect_to_cluster(resolver)
+                tf.tpu.experimental.initialize_tpu_system(resolver)
         if not tf.config.list_logical_devices(self.device_type):
             raise DeviceUnavailableError(
                 f"device {device} requested but TensorFlow sees no {self.device_type} device"
@@ -295,7 +386,9 @@ class TensorFlowBackend(Backend):
                 except (AttributeError, RuntimeError):  # symbolic tensors have no runtime device
                     continue
                 if where and not where.endswith(expected):
-                    raise DevicePlacementError(f"output tensor on {where!r}, expected {expected!r}")
+                    on_host = "device:CPU:" in where and self.device_type != "CPU"
+                    error = HostPlacementError if on_host else DevicePlacementError
+                    raise error(f"output tensor on {where!r}, expected {expected!r}")
 
     def compile(self, fn: Callable[..., Any]) -> Callable[..., Any]:
         tf = self.tf
@@ -326,6 +419,8 @@ class JaxBackend(Backend):
 
     def __init__(self, device: str) -> None:
         super().__init__(device)
+        if device == "xla":
+            raise DeviceUnavailableError("device xla is torch_xla's; JAX is on XLA on every device")
         import jax
 
         self.jax = jax
@@ -358,7 +453,9 @@ class JaxBackend(Backend):
                 except Exception:  # tracers and deleted arrays have no devices
                     continue
                 if where != {self._device}:
-                    raise DevicePlacementError(f"output array on {where}, expected {self._device}")
+                    on_host = self._device.platform != "cpu" and all(d.platform == "cpu" for d in where)
+                    error = HostPlacementError if on_host else DevicePlacementError
+                    raise error(f"output array on {where}, expected {self._device}")
 
     def compile(self, fn: Callable[..., Any]) -> CompiledCall:
         return CompiledCall(self.jax.jit(fn))

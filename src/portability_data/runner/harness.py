@@ -6,7 +6,7 @@ through the mode, with a warm-up and the framework's sync point before the clock
 manner of PyTorch's device-generic tests: written once, instantiated per device by the harness.
 
 Configuration comes from the environment, as in the study (one device per run):
-PORTABILITY_DEVICE (cpu, gpu, tpu, mps), PORTABILITY_MODE (eager, compiled),
+PORTABILITY_DEVICE (cpu, gpu, tpu, mps, xla), PORTABILITY_MODE (eager, compiled),
 PORTABILITY_WARMUP (warm-up calls before the timed one, default 1).
 
 Only the framework under test, pytest and NumPy are imported here (DESIGN.md "The runner").
@@ -16,6 +16,10 @@ worker are the harness digest.
 A case may report measures of a subtest beside its outcome with pytest's `record_property`
 (the census records its oracle, sample counts and deviations): the names in MEASURES become
 columns of the results table; any other name is a usage error, so nothing is dropped silently.
+
+Host fallback is an outcome of its own: a subtest that passed although the device said some op of
+its timed calls ran on the host (torch_xla's fallback counters), or whose output came back on the
+host (HostPlacementError), is `host_fallback`, with the ops named, never `passed`.
 """
 
 from __future__ import annotations
@@ -33,12 +37,13 @@ from portability_data.runner.backends import (
     BACKENDS,
     Backend,
     DeviceUnavailableError,
+    HostPlacementError,
     TensorFlowBackend,
 )
 from portability_data.runner.timing import Timer, subtest_execution
 
 FRAMEWORKS = ("torch", "tensorflow", "jax")
-DEVICES = ("cpu", "gpu", "tpu", "mps")
+DEVICES = ("cpu", "gpu", "tpu", "mps", "xla")
 MODES = ("eager", "compiled")
 
 
@@ -262,6 +267,10 @@ def _record(report: pytest.TestReport) -> dict[str, Any]:
     outcome = "passed" if report.passed else "skipped" if report.skipped else "failed"
     if report.failed and report.when != "call":
         outcome = "error"
+    fallback = getattr(report, "portability_host_fallback", None)
+    host_output = error_type == "HostPlacementError"
+    if fallback is not None and report.when == "call" and (report.passed or host_output):
+        outcome, error_type, error_message = "host_fallback", fallback[0], fallback[1]
     if report.skipped and isinstance(report.longrepr, tuple):
         error_message = str(report.longrepr[2])
     return {
@@ -276,6 +285,7 @@ def _record(report: pytest.TestReport) -> dict[str, Any]:
         "execution": getattr(report, "portability_execution", None),
         "graph_breaks": getattr(report, "portability_graph_breaks", None),
         "measures": getattr(report, "portability_measures", {}),
+        **getattr(report, "portability_device_events", {}),
     }
 
 
@@ -291,6 +301,8 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo) -> Any:
     )
     if call.excinfo is not None:
         report.portability_error = (call.excinfo.type.__name__, str(call.excinfo.value))
+    if call.when == "call" and timer is not None:
+        report.portability_device_events, report.portability_host_fallback = _device_events(timer, call)
     report.portability_measures = {}
     if call.when == "call":  # a failing subtest keeps its measures too (how many samples failed)
         try:
@@ -300,6 +312,26 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo) -> Any:
                 report.outcome, report.longrepr = "failed", str(bad)
                 report.portability_error = ("MeasureError", str(bad))
     return report
+
+
+def _device_events(timer: Timer, call: pytest.CallInfo) -> tuple[dict[str, Any], tuple[str, str] | None]:
+    """(the subtest's device columns, (error type, message) if it fell back to the host). The
+    columns are null where the device cannot tell (every device but XLA's)."""
+    host_output = call.excinfo is not None and call.excinfo.errisinstance(HostPlacementError)
+    fallback = ("HostPlacementError", str(call.excinfo.value)) if host_output and call.excinfo else None
+    if not timer.backend.counts_device_events:
+        return {}, fallback
+    events = timer.device_events
+    columns = {
+        "host_fallback_ops": sorted(events.fallback_ops),
+        "host_fallback_calls": sum(events.fallback_ops.values()),
+        "device_compiles": events.compiles,
+        "device_compiles_timed": events.compiles_timed,
+    }
+    if events.fallback_ops and fallback is None:
+        ran = ", ".join(f"{name} x{count}" for name, count in sorted(events.fallback_ops.items()))
+        fallback = ("HostFallback", f"ran on the host instead of {timer.backend.device}: {ran}")
+    return columns, fallback
 
 
 def _error_of(report: pytest.TestReport) -> tuple[str, str]:

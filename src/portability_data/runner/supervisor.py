@@ -318,7 +318,8 @@ class _Supervisor:
         and how the worker was made (`confirmation`: forked from an import-only process, or
         spawned). A subtest that passes alone failed because of what ran before it in the run: it
         is order-dependent, kept and visible, not the framework's failure. Timeouts and memory-cap
-        kills are not re-run (another 15 minutes or another blown cap would say nothing new).
+        kills are not re-run (another 15 minutes or another blown cap would say nothing new). A host
+        fallback is re-run too: confirmed if it falls back again alone, order-dependent if it passes.
         A `<collection>` row (the case never ran its subtests: a collection error, or the worker
         died outside any subtest) is re-run as its whole case (`cases`: the run's case rows), alone
         in a fresh worker: the fault again confirms it, a clean run to the end is order-dependent.
@@ -331,9 +332,12 @@ class _Supervisor:
         done = self.state.journal.confirmations()
         by_case = {case["case_id"]: case for case in cases or []}
         nodes: dict[str, list[str] | None] = {}
+        fell_back = set()
         for r in rows:
             if r["outcome"] not in CONFIRMED_OUTCOMES or r["test_id"] in done:
                 continue
+            if r["outcome"] == "host_fallback":
+                fell_back.add(r["test_id"])
             if "::<collection>" not in r["test_id"]:
                 nodes[r["test_id"]] = None
             elif r.get("case_id") in by_case:  # a case no longer selected cannot be re-run: left as is
@@ -349,9 +353,10 @@ class _Supervisor:
                     test_id = pending[future]
                     ran = future.result()
                     outcome = ran["outcome"]
+                    again = {"host_fallback"} if test_id in fell_back else FAILING_OUTCOMES
                     verdict = (
                         "confirmed"
-                        if outcome in FAILING_OUTCOMES
+                        if outcome in again
                         else "order_dependent"
                         if outcome == "passed"
                         else "inconclusive"
@@ -387,8 +392,9 @@ class _Supervisor:
 
 
 FAILING_OUTCOMES = frozenset({"failed", "error", "timeout", "crashed", "memory"})
-# Failing outcomes re-run alone before they count (timeout and memory are not: see confirm_failures).
-CONFIRMED_OUTCOMES = frozenset({"failed", "error", "crashed"})
+# Outcomes re-run alone before they count (timeout and memory are not: see confirm_failures): the
+# failing ones, and host fallback (a graph left pending by an earlier subtest must not be counted).
+CONFIRMED_OUTCOMES = frozenset({"failed", "error", "crashed", "host_fallback"})
 
 
 def _fault_event(test_id: str, outcome: str, error_type: str, message: str) -> dict[str, Any]:
@@ -404,6 +410,13 @@ def _fault_event(test_id: str, outcome: str, error_type: str, message: str) -> d
 
 # The measures a case may report (harness.MEASURES), as results columns.
 MEASURE_COLUMNS = ("oracle", "samples", "samples_failed", "max_abs_error", "max_rel_error")
+# What the device said of a subtest's calls (harness._device_events), as results columns.
+DEVICE_EVENT_COLUMNS = (
+    "host_fallback_ops",
+    "host_fallback_calls",
+    "device_compiles",
+    "device_compiles_timed",
+)
 
 
 def collection_id(case: dict[str, Any]) -> str:
@@ -457,6 +470,7 @@ def build_row(state: RunState, case: dict[str, Any], repeat: int, event: dict[st
         "confirmation": None,
         "failure_subcategory": subcategory,
         **{name: measures.get(name) for name in MEASURE_COLUMNS},
+        **{name: event.get(name) for name in DEVICE_EVENT_COLUMNS},
     }
 
 

@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from portability_data.runner.backends import Backend, CompiledCall
+from portability_data.runner.backends import Backend, CompiledCall, DeviceEvents
 
 
 @dataclass
@@ -28,6 +28,7 @@ class Timer:
     timings_ms: list[float] = field(default_factory=list)
     executions: list[str] = field(default_factory=list)
     graph_breaks: dict[int, int] = field(default_factory=dict)  # per compiled target: its breaks
+    device_events: DeviceEvents = field(default_factory=DeviceEvents)  # host fallbacks, compiles
     _compiled: dict[Any, CompiledCall] = field(default_factory=dict)
 
     def routed(self, fn: Callable[..., Any], args: tuple, kwargs: dict) -> tuple[Callable[..., Any], tuple]:
@@ -72,7 +73,8 @@ class Timer:
         target, call_args = self.routed(fn, args, kwargs)
         try:
             for _ in range(self.warmup):
-                self.backend.sync(target(*call_args))
+                with self.backend.observe(self.device_events, timed=False):
+                    self.backend.sync(target(*call_args))
             return self._timed(target, call_args)
         finally:
             self._note(target)
@@ -94,10 +96,11 @@ class Timer:
             self.executions.append("eager")
 
     def _timed(self, target: Callable[..., Any], args: tuple) -> Any:
-        start = time.perf_counter()
-        result = target(*args)
-        self.backend.sync(result)
-        self.timings_ms.append((time.perf_counter() - start) * 1e3)
+        with self.backend.observe(self.device_events, timed=True):
+            start = time.perf_counter()
+            result = target(*args)
+            self.backend.sync(result)
+            self.timings_ms.append((time.perf_counter() - start) * 1e3)
         self.backend.check_placement(result)
         return result
 
@@ -107,10 +110,11 @@ class Timer:
         In compiled mode the subtest is then recorded as `not_routed`: the block ran eagerly."""
         self.executions.append("eager" if self.mode == "eager" else "not_routed")
         region = _Region()
-        start = time.perf_counter()
-        yield region
-        self.backend.sync(region.result)
-        self.timings_ms.append((time.perf_counter() - start) * 1e3)
+        with self.backend.observe(self.device_events, timed=True):
+            start = time.perf_counter()
+            yield region
+            self.backend.sync(region.result)
+            self.timings_ms.append((time.perf_counter() - start) * 1e3)
         self.backend.check_placement(region.result)
 
     def floor_ms(self, samples: int = 200) -> float:

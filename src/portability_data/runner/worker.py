@@ -130,6 +130,12 @@ def _build_facts(framework: str) -> dict[str, Any]:
             facts["mkl"] = bool(torch.backends.mkl.is_available())
             facts["cpu_capability"] = torch.backends.cpu.get_cpu_capability()
             facts["num_threads"] = torch.get_num_threads()
+            if os.environ.get("PORTABILITY_DEVICE") in ("xla", "tpu"):
+                import torch_xla
+                import torch_xla.runtime as xr
+
+                facts["torch_xla"] = torch_xla.__version__
+                facts["pjrt_device"] = xr.device_type()
         elif framework == "tensorflow":
             import tensorflow as tf
 
@@ -158,6 +164,11 @@ def _driver(framework: str, device: str) -> str | None:
     """The accelerator runtime version, where the framework tells it."""
     if device == "cpu":
         return None
+    if framework == "torch" and device in ("xla", "tpu"):
+        import torch_xla
+        import torch_xla.runtime as xr
+
+        return f"torch_xla {torch_xla.__version__} (PJRT {xr.device_type()})"
     if framework == "torch":
         import torch
 

@@ -24,6 +24,7 @@ SUPPORT_STATUSES = (
     "crashed",
     "memory",
     "unknown",
+    "host_fallback",  # it ran, with some op on the host instead of the device (XLA's counters)
 )
 DECLARED_DTYPE = ("supported", "unsupported")
 FINDINGS = ("declared_unsupported_works", "declared_supported_fails")

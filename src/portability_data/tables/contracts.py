@@ -41,13 +41,23 @@ ADDED_SINCE: dict[int, dict[str, tuple[str, ...]]] = {
     },
     5: {"runs": ("jobs",), "support_matrix": ("error_message",)},
     6: {"runs": ("host_other_cpu_mean", "host_other_cpu_max")},
+    7: {
+        "results": ("host_fallback_ops", "host_fallback_calls", "device_compiles", "device_compiles_timed"),
+        "outcomes": ("n_host_fallback",),
+    },
 }
 
 FRAMEWORKS = ("torch", "tensorflow", "jax")
-DEVICES = ("cpu", "gpu", "tpu", "mps")
+# xla: PyTorch on torch_xla's PJRT device other than a TPU (XLA CPU here: the XLA layer without a
+# TPU, issue 27); tpu: a TPU (torch_xla on TPU, jax, TensorFlow).
+DEVICES = ("cpu", "gpu", "tpu", "mps", "xla")
 MODES = ("eager", "compiled")
 API_KINDS = ("function", "builtin", "class", "method")
-SUBTEST_OUTCOMES = ("passed", "failed", "skipped", "error", "timeout", "crashed", "memory", "unknown")
+# host_fallback: the subtest passed, but some op of its function under test ran on the host, not on
+# the device under test (torch_xla's executed fallback counters), or an output came back on the host.
+SUBTEST_OUTCOMES = (
+    "passed", "failed", "skipped", "error", "timeout", "crashed", "memory", "unknown", "host_fallback",
+)  # fmt: skip
 FAILURE_CATEGORIES = (
     "type_failure",
     "not_implemented",
@@ -64,6 +74,7 @@ FUNCTION_OUTCOMES = (
     "unknown",
     "unavailable",
     "not_compiled",
+    "host_fallback",  # no subtest failed, some ran ops on the host: runs, but not on the device
 )
 SAMPLE_STATUSES = ("kept", "replaced", "replacement", "overlap")
 REPLACEMENT_REASONS = ("no_test", "error_handling_only", "legacy_version", "unsuitable")
@@ -267,6 +278,26 @@ RESULTS = _schema(
         _field("samples_failed", _i64, True, "of those samples, how many raised or left the tolerance"),
         _field("max_abs_error", _f64, True, "largest absolute deviation from the oracle over the samples"),
         _field("max_rel_error", _f64, True, "largest relative deviation from the oracle over the samples"),
+        _field(
+            "host_fallback_ops",
+            pa.list_(_str),
+            True,
+            "ops of the subtest's timed calls that ran on the host instead of the device (torch_xla's "
+            "executed fallback counters, e.g. aten::nonzero), sorted; null where the device cannot tell",
+        ),
+        _field("host_fallback_calls", _i64, True, "host executions of those ops, all calls together"),
+        _field(
+            "device_compiles",
+            _i64,
+            True,
+            "graph compilations of the device during the subtest's timed calls, warm-up included (XLA)",
+        ),
+        _field(
+            "device_compiles_timed",
+            _i64,
+            True,
+            "of those, compilations during the timed call itself: the call recompiled after its warm-up",
+        ),
     ],
 )
 
@@ -340,7 +371,7 @@ OUTCOMES = _schema(
             "outcome",
             _str,
             False,
-            "success, partial_failure, complete_failure, unknown, unavailable, not_compiled",
+            "success, partial_failure, complete_failure, unknown, unavailable, not_compiled, host_fallback",
         ),
         _field("n_subtests", _i64, False, "subtests counted (skipped ones excluded)"),
         _field("n_passed", _i64, False, "subtests that passed in every repeat"),
@@ -357,6 +388,7 @@ OUTCOMES = _schema(
             "compiled mode: subtests left out because they did not really compile (graph breaks, "
             "eager fallback, not routed)",
         ),
+        _field("n_host_fallback", _i64, True, "subtests that ran (and did not fail) with ops on the host"),
     ],
 )
 

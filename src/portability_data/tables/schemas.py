@@ -132,6 +132,15 @@ class ResultsTable(_Table):
     samples_failed: Int = pa.Field(ge=0, nullable=True)
     max_abs_error: Float = pa.Field(ge=0, nullable=True)
     max_rel_error: Float = pa.Field(ge=0, nullable=True)
+    host_fallback_ops: StrList = pa.Field(nullable=True)
+    host_fallback_calls: Int = pa.Field(ge=0, nullable=True)
+    device_compiles: Int = pa.Field(ge=0, nullable=True)
+    device_compiles_timed: Int = pa.Field(ge=0, nullable=True)
+
+    @pa.dataframe_check(error="a host_fallback subtest names the ops that ran on the host or its host output")
+    def host_fallback_says_what(cls, frame: pd.DataFrame) -> pd.Series:
+        fallback = frame["outcome"] == "host_fallback"
+        return ~fallback | frame["error_message"].notna()
 
     @pa.dataframe_check(error="a failed subtest needs a failure category, a passed one none")
     def category_matches_outcome(cls, frame: pd.DataFrame) -> pd.Series:
@@ -204,6 +213,7 @@ class OutcomesTable(_Table):
     dominant_failure_category: Str = pa.Field(isin=c.FAILURE_CATEGORIES, nullable=True)
     n_order_dependent: Int = pa.Field(ge=0, nullable=True)
     n_not_compiled: Int = pa.Field(ge=0, nullable=True)
+    n_host_fallback: Int = pa.Field(ge=0, nullable=True)
 
 
 class LatenciesTable(_Table):
