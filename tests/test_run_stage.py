@@ -250,6 +250,12 @@ def test_an_earlier_harness_kept_in_params_is_credited_and_stale_entries_refused
             stage.run_stage({**PARAMS, "earlier_harness": entry}, case_repo.root, manifest)
     assert asked == []  # refused before anything ran
 
+    # a run made before runs recorded a harness digest proves nothing, kept setting or not
+    spec = stage.setting_spec("torch", "cpu", "eager", 1, PARAMS)
+    undated = {"status": "complete", "run_id": "old", "case_digests": '{"torch.one": "x"}'}
+    assert stage.proven_digests(undated, spec, today, case_repo.root) == {}
+    assert stage.proven_digests(undated, spec, today, case_repo.root, earlier=before) == {}
+
     _subset_run(case_repo, PARAMS, ["torch.one"], "remeasured")  # today's harness covers it now
     with pytest.raises(stage.EarlierHarnessError, match="re-measured"):
         stage.run_stage(kept, case_repo.root, manifest)

@@ -199,9 +199,10 @@ def proven_digests(
     to be today's parameters over those cases with today's harness, or with the `earlier` harness
     params.yaml keeps for the setting (and, for a bench run, this host); {} when it cannot be
     proven (other limits, another harness or machine, a tree that git does not hold)."""
-    if row["status"] != "complete" or row.get("harness_digest") not in (harness, earlier):
+    measured_by = row.get("harness_digest")
+    if row["status"] != "complete" or measured_by is None or measured_by not in (harness, earlier):
         return {}
-    harness = row["harness_digest"]
+    harness = measured_by
     if (row.get("source"), row.get("framework"), row.get("device"), row.get("mode")) != (
         spec.source,
         spec.framework,
