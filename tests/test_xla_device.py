@@ -56,6 +56,13 @@ def xla_python() -> Path:
     pytest.skip(f"no torch_xla environment at {python} (7 GB, not in .[all]): {how}")
 
 
+def test_the_bench_finds_the_xla_device_in_its_environment(xla_python: Path, monkeypatch) -> None:
+    from portability_data.pipeline.bench import detect_devices
+
+    monkeypatch.setenv("PJRT_DEVICE", "CPU")
+    assert detect_devices("torch", python=str(xla_python)) == (["cpu", "xla"], None)
+
+
 def test_a_torch_run_on_xla_records_host_fallback_and_compiles(xla_python: Path, tmp_path: Path) -> None:
     checkout = tmp_path / "checkout"
     (checkout / "cases" / "torch").mkdir(parents=True)

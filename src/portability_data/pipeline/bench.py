@@ -47,6 +47,13 @@ _DETECT = {
         "if torch.cuda.is_available(): found.append('gpu')\n"
         "mps = getattr(torch.backends, 'mps', None)\n"
         "if mps is not None and mps.is_available(): found.append('mps')\n"
+        # torch_xla (its own environment, the xla extra): its PJRT device, a TPU or another (xla)
+        "try:\n"
+        "    import torch_xla.runtime as xr\n"
+        "    kind = xr.device_type()\n"
+        "    if kind: found.append('tpu' if kind == 'TPU' else 'xla')\n"
+        "except ImportError:\n"
+        "    pass\n"
     ),
     "tensorflow": (
         "import tensorflow as tf\n"

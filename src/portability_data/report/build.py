@@ -28,6 +28,7 @@ from portability_data.report.figures import (
     fig_then_now_outcomes,
     fig_top20,
 )
+from portability_data.report.host_fallback import host_fallback_section
 from portability_data.report.inputs import (
     DEVICE_ORDER,
     STUDY,
@@ -444,6 +445,10 @@ def run_report(
     if census is not None:
         sections.append(census[0])
         metrics["census"] = census[1]
+    fallback = host_fallback_section(data_dir)
+    if fallback is not None:
+        sections.append(fallback[0])
+        metrics["host_fallback"] = fallback[1]
     figure_dir = out_dir / "figures"
     figure_dir.mkdir(parents=True, exist_ok=True)
     for old in figure_dir.glob("*.png"):

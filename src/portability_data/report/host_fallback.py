@@ -1,0 +1,161 @@
+"""The report section on host fallback (schema 7): on PyTorch/XLA, which functions ran ops on the host
+instead of the device, which ops, and how often the device compiled.
+
+The study's TPU slowdowns come largely from the XLA layer: ops without a lowering run on the host,
+and graphs compile again for every new shape. Our `xla` device (torch_xla on XLA's CPU backend)
+shares that layer without a TPU, and the harness counts both per subtest (results
+`host_fallback_ops`, `host_fallback_calls`, `device_compiles`, `device_compiles_timed`), so this
+section reads them from the pooled results rows of every XLA setting (device xla or tpu).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from portability_data.pipeline.aggregate_subtests import FAILING, supersede
+from portability_data.pipeline.frames import plain_frame
+from portability_data.report.render import Section
+from portability_data.tables.tableio import read_table
+
+XLA_DEVICES = ("xla", "tpu")
+TOP_FUNCTIONS = 20
+SETTING = ["framework", "framework_version", "device", "device_model", "mode"]
+
+
+def xla_rows(data_dir: Path) -> pd.DataFrame:
+    """Our results rows on an XLA device, pooled as aggregation pools them (newest harness and
+    case files per setting and case); empty when there are none."""
+    if not (data_dir / "results").exists():
+        return pd.DataFrame()
+    results = read_table("results", data_dir / "results")
+    results = results[results["device"].isin(XLA_DEVICES) & (results["source"] != "mince2023")]
+    if results.empty:
+        return pd.DataFrame()
+    runs = read_table("runs", data_dir / "runs") if (data_dir / "runs").exists() else None
+    pooled, _ = supersede(results.reset_index(drop=True), runs)
+    return plain_frame(pooled)
+
+
+def _fell_back(frame: pd.DataFrame) -> pd.Series:
+    """Rows whose subtest ran ops on the host (a host fallback not shown order-dependent alone)."""
+    return (frame["outcome"] == "host_fallback") & (frame["confirmation"] != "order_dependent")
+
+
+def setting_summary(rows: pd.DataFrame) -> pd.DataFrame:
+    """Per XLA setting: subtests by outcome, functions with a host fallback, compilations."""
+    out = []
+    for setting, group in rows.groupby(SETTING, sort=True):
+        subtests = group.groupby(["case_id", "subtest"])
+        fell = group[_fell_back(group)]
+        compiles = group["device_compiles"].dropna()
+        out.append(
+            {
+                **dict(zip(SETTING, setting)),
+                "n_functions": group["function"].nunique(),
+                "n_subtests": subtests.ngroups,
+                "rows_passed": int((group["outcome"] == "passed").sum()),
+                "rows_host_fallback": int(_fell_back(group).sum()),
+                "rows_failing": int(group["outcome"].isin(FAILING).sum()),
+                "functions_with_host_fallback": fell["function"].nunique(),
+                "distinct_fallback_ops": len(
+                    {op for ops in group["host_fallback_ops"].dropna() for op in ops}
+                ),
+                "median_compiles_per_subtest": float(compiles.median()) if len(compiles) else None,
+                "rows_recompiled_in_timed_call": int((group["device_compiles_timed"].fillna(0) > 0).sum()),
+            }
+        )
+    return pd.DataFrame(out)
+
+
+def top_functions(rows: pd.DataFrame, limit: int = TOP_FUNCTIONS) -> pd.DataFrame:
+    """The functions with the most host executions of fallen-back ops (per setting), with the ops."""
+    out = []
+    for keys, group in rows.groupby([*SETTING, "function"], sort=True):
+        counted = group[group["confirmation"] != "order_dependent"]  # fell back only after others
+        calls = counted["host_fallback_calls"].fillna(0).sum()
+        if calls <= 0 and not _fell_back(group).any():
+            continue
+        ops: Counter[str] = Counter(op for ops_ in counted["host_fallback_ops"].dropna() for op in ops_)
+        out.append(
+            {
+                **dict(zip([*SETTING, "function"], keys)),
+                "subtests": group.groupby(["case_id", "subtest"]).ngroups,
+                "subtests_host_fallback": group[_fell_back(group)].groupby(["case_id", "subtest"]).ngroups,
+                "host_fallback_calls": int(calls),
+                "ops": ", ".join(op for op, _ in ops.most_common(5)),
+            }
+        )
+    frame = pd.DataFrame(out)
+    if frame.empty:
+        return frame
+    return frame.sort_values(["host_fallback_calls", "function"], ascending=[False, True]).head(limit)
+
+
+def fallback_ops(rows: pd.DataFrame) -> pd.DataFrame:
+    """Per op that ran on the host: in how many functions and subtests (all XLA settings)."""
+    seen: dict[str, dict[str, Any]] = {}
+    for function, case, subtest, ops in rows[
+        ["function", "case_id", "subtest", "host_fallback_ops"]
+    ].itertuples(index=False):
+        for op in ops if isinstance(ops, (list, tuple)) else ():
+            entry = seen.setdefault(op, {"op": op, "functions": set(), "subtests": set()})
+            entry["functions"].add(function)
+            entry["subtests"].add((case, subtest))
+    frame = pd.DataFrame(
+        [
+            {"op": e["op"], "n_functions": len(e["functions"]), "n_subtests": len(e["subtests"]),
+             "functions": ", ".join(sorted(e["functions"])[:6])}
+            for e in seen.values()
+        ]
+    )  # fmt: skip
+    if frame.empty:
+        return frame
+    return frame.sort_values(["n_functions", "n_subtests", "op"], ascending=[False, False, True]).reset_index(
+        drop=True
+    )
+
+
+def host_fallback_section(data_dir: Path) -> tuple[Section, dict[str, Any]] | None:
+    """The section, and its headline numbers for metrics.json (None without an XLA run)."""
+    rows = xla_rows(Path(data_dir))
+    if rows.empty:
+        return None
+    summary = setting_summary(rows)
+    text = (
+        "On PyTorch/XLA an op without an XLA lowering runs on the host and its result is copied back, "
+        "and a graph compiles again for every new shape: most of the study's TPU slowdowns. Our `xla` "
+        "device is torch_xla on XLA's CPU backend (PJRT), so the lowering coverage and the fallbacks are "
+        "those of the XLA layer, while dtype support and speed are not a TPU's. Per subtest the harness "
+        "reads torch_xla's fallback counters and compile metric around every call of the function under "
+        "test (warm-up included; inputs are materialised before): a subtest that passed with an op on "
+        "the host is `host_fallback`, not passed, once it falls back again alone in a fresh worker. "
+        "`rows_recompiled_in_timed_call`: the timed call compiled again after its warm-up (the same "
+        "shape), so every call pays a compilation. The then/now section reads this device against the "
+        "study's TPU v3-8 (torch 1.12 + torch_xla 1.12): `falls_back_now` counts functions that run now "
+        "with an op on the host."
+    )
+    section = Section(
+        "Host fallback on the XLA path (PyTorch/XLA without a TPU)",
+        text,
+        [
+            ("Per XLA setting: outcomes, host fallbacks, compilations", summary),
+            (
+                f"The {TOP_FUNCTIONS} functions with the most host executions of fallen-back ops",
+                top_functions(rows),
+            ),
+            ("Ops that ran on the host, by functions", fallback_ops(rows)),
+        ],
+        [],
+    )
+    metrics = {
+        f"{r.framework}/{r.device}/{r.mode}": {
+            "functions_with_host_fallback": int(r.functions_with_host_fallback),
+            "rows_host_fallback": int(r.rows_host_fallback),
+        }
+        for r in summary.itertuples(index=False)
+    }
+    return section, metrics
