@@ -65,7 +65,8 @@ def test_ci_fails_when_the_install_fails(repo_root: Path, tmp_path: Path) -> Non
     import subprocess
 
     (tmp_path / ".ci").mkdir()
-    (tmp_path / ".ci" / "run").write_text((repo_root / ".ci" / "run").read_text())
+    for script in ("run", "xla.sh"):
+        (tmp_path / ".ci" / script).write_text((repo_root / ".ci" / script).read_text())
     (tmp_path / "pyproject.toml").write_text("[project\nthis is not TOML\n")
     done = subprocess.run(
         ["bash", ".ci/run"], cwd=tmp_path, capture_output=True, text=True, timeout=300, check=False

@@ -1,0 +1,37 @@
+# The CI step for the xla device, sourced by .ci/run (tests/test_ci_xla.py runs it with a fake disk):
+# xla_start before the suite, xla_finish after it.
+XLA_VENV_GB=11   # the environment (7.4 GB) + pip's unpacking + the suite's scratch files
+MAIN_VENV_GB=5   # .venv (.[all]: 3.5 GB) + pip's unpacking
+free_gb() { df -Pk . | awk 'NR == 2 { print int($4 / 1048576) }'; }
+install_xla() {
+  (python3 -m venv .ci-venv-xla && .ci-venv-xla/bin/pip install -q --no-cache-dir -e ".[xla]") \
+    > .ci-venv-xla.log 2>&1
+}
+xla_install=""
+xla_start() {
+  if [ "$(free_gb)" -ge $((XLA_VENV_GB + MAIN_VENV_GB)) ]; then
+    install_xla & xla_install=$!
+  fi
+}
+xla_finish() {
+  xla_status=0
+  if [ -n "$xla_install" ]; then
+    wait "$xla_install" || xla_status=$?
+  elif [ "$(free_gb)" -ge "$XLA_VENV_GB" ]; then
+    install_xla || xla_status=$?
+  else
+    xla_status=-1
+  fi
+  if [ "$xla_status" -ne 0 ] && grep -q "No space left on device" .ci-venv-xla.log 2>/dev/null; then
+    rm -rf .ci-venv-xla; xla_status=-1
+  fi
+  if [ "$xla_status" -eq -1 ]; then
+    echo "NOT RUN: tests/test_xla_device.py: this machine has $(free_gb) GB free on $(pwd);" \
+      "the xla environment needs ${XLA_VENV_GB} GB (run it where it fits: see docs/DEVICE_PATHS.md)"
+  elif [ "$xla_status" -ne 0 ]; then
+    echo "the xla environment did not install:"; tail -20 .ci-venv-xla.log; exit 1
+  else
+    PORTABILITY_XLA_PYTHON="$PWD/.ci-venv-xla/bin/python" PORTABILITY_REQUIRE_XLA=1 \
+      .venv/bin/python -m pytest -q tests/test_xla_device.py
+  fi
+}

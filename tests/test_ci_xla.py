@@ -1,0 +1,111 @@
+"""The CI step for the xla device (.ci/xla.sh) on machines with more or less free disk.
+
+CI machines differ in free disk, and one ran out with the xla environment (~7.4 GB) installing
+beside the suite's: the step installs beside the suite, after it, or says loudly that it did not run,
+and fails when the install fails for any other reason. `df` and `python3` are fakes here; the real
+step runs in CI (.ci/run) and its test is tests/test_xla_device.py.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+FAKE_DF = """#!/usr/bin/env bash
+echo "Filesystem 1024-blocks Used Available Capacity Mounted on"
+echo "/dev/fake 999999999 1 $((FAKE_FREE_GB * 1048576)) 1% /"
+"""
+FAKE_PYTHON3 = """#!/usr/bin/env bash
+# `python3 -m venv DIR`: a venv whose pip does what FAKE_PIP says.
+[ "$1 $2" = "-m venv" ] || exit 2
+mkdir -p "$3/bin"
+cat > "$3/bin/pip" <<'PIP'
+#!/usr/bin/env bash
+echo "pip $*" >> pip-calls.log
+case "$FAKE_PIP" in
+  ok) exit 0 ;;
+  nospace) echo "ERROR: Could not install packages due to an OSError:" \
+    "[Errno 28] No space left on device"; exit 1 ;;
+  *) echo "ERROR: No matching distribution found for torch_xla==2.9.0"; exit 1 ;;
+esac
+PIP
+chmod +x "$3/bin/pip"
+"""
+FAKE_SUITE_PYTHON = """#!/usr/bin/env bash
+echo "suite: PORTABILITY_REQUIRE_XLA=$PORTABILITY_REQUIRE_XLA" \
+  "PORTABILITY_XLA_PYTHON=$PORTABILITY_XLA_PYTHON $*"
+"""
+
+
+def write_executable(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+    path.chmod(0o755)
+
+
+def ci_xla_step(repo_root: Path, tmp_path: Path, free_gb: int, pip: str) -> subprocess.CompletedProcess[str]:
+    """Source .ci/xla.sh in a scratch checkout and run its two halves as .ci/run does."""
+    write_executable(tmp_path / "fakes" / "df", FAKE_DF)
+    write_executable(tmp_path / "fakes" / "python3", FAKE_PYTHON3)
+    write_executable(tmp_path / ".venv" / "bin" / "python", FAKE_SUITE_PYTHON)
+    script = (
+        f"set -euo pipefail\nsource {repo_root / '.ci' / 'xla.sh'}\n"
+        'xla_start\necho "started in the background: ${xla_install:-no}"\nxla_finish\necho finished\n'
+    )
+    env = {
+        "PATH": f"{tmp_path / 'fakes'}:{os.environ['PATH']}",
+        "FAKE_FREE_GB": str(free_gb),
+        "FAKE_PIP": pip,
+    }
+    return subprocess.run(
+        ["bash", "-c", script], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60
+    )
+
+
+def test_with_room_for_both_it_installs_beside_the_suite_then_runs_the_xla_test(
+    repo_root: Path, tmp_path: Path
+) -> None:
+    done = ci_xla_step(repo_root, tmp_path, free_gb=40, pip="ok")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "started in the background: no" not in done.stdout
+    assert "--no-cache-dir" in (tmp_path / "pip-calls.log").read_text()
+    assert (
+        f"suite: PORTABILITY_REQUIRE_XLA=1 PORTABILITY_XLA_PYTHON={tmp_path}/.ci-venv-xla/bin/python "
+        "-m pytest -q tests/test_xla_device.py"
+    ) in done.stdout
+    assert done.stdout.rstrip().endswith("finished")
+
+
+def test_with_room_for_it_alone_it_installs_after_the_suite(repo_root: Path, tmp_path: Path) -> None:
+    done = ci_xla_step(repo_root, tmp_path, free_gb=12, pip="ok")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "started in the background: no" in done.stdout
+    assert (tmp_path / "pip-calls.log").exists()
+    assert "suite: PORTABILITY_REQUIRE_XLA=1" in done.stdout
+
+
+@pytest.mark.parametrize("free_gb, pip", [(3, "ok"), (12, "nospace"), (40, "nospace")])
+def test_without_room_it_says_so_and_why_and_removes_what_it_half_installed(
+    repo_root: Path, tmp_path: Path, free_gb: int, pip: str
+) -> None:
+    done = ci_xla_step(repo_root, tmp_path, free_gb=free_gb, pip=pip)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert f"NOT RUN: tests/test_xla_device.py: this machine has {free_gb} GB free" in done.stdout
+    assert "the xla environment needs 11 GB" in done.stdout
+    assert "suite:" not in done.stdout
+    assert not (tmp_path / ".ci-venv-xla").exists()
+    assert (tmp_path / "pip-calls.log").exists() == (pip == "nospace")
+
+
+@pytest.mark.parametrize("free_gb", [12, 40])
+def test_an_install_that_fails_for_another_reason_fails_ci(
+    repo_root: Path, tmp_path: Path, free_gb: int
+) -> None:
+    done = ci_xla_step(repo_root, tmp_path, free_gb=free_gb, pip="broken")
+    assert done.returncode == 1
+    assert "the xla environment did not install:" in done.stdout
+    assert "No matching distribution found for torch_xla==2.9.0" in done.stdout
+    assert "finished" not in done.stdout and "NOT RUN" not in done.stdout
