@@ -225,6 +225,43 @@ def proven_digests(
     return {}
 
 
+@dataclasses.dataclass(frozen=True)
+class Coverage:
+    """What the proven runs of a setting cover of its current cases (one pass over the runs)."""
+
+    missing: dict[str, str]  # current cases no proven run measured as they are now -> digest
+    supplying: list[str]  # the proven runs that measured some current case as it is now, oldest first
+    missing_today: dict[str, str]  # the same as `missing`, counting today's harness only
+
+
+def coverage(
+    spec: RunSpec,
+    paths: Paths,
+    harness: str,
+    rows: list[dict[str, Any]],
+    host: str = "",
+    earlier: str | None = None,
+) -> Coverage:
+    """The setting's coverage; runs of the `earlier` harness params.yaml keeps for it count too."""
+    current = case_digests(paths, [r["case_id"] for r in select_cases(spec, paths)], spec.framework)
+    measured: set[str] = set()
+    measured_today: set[str] = set()
+    supplying = []
+    for row in sorted(rows, key=lambda r: str(r.get("started_at") or "")):
+        digests = proven_digests(row, spec, harness, paths.repo_root, host, earlier)
+        same = {c for c, d in digests.items() if current.get(c) == d}
+        if same:
+            measured |= same
+            supplying.append(row["run_id"])
+            if row.get("harness_digest") == harness:
+                measured_today |= same
+    return Coverage(
+        {c: d for c, d in current.items() if c not in measured},
+        supplying,
+        {c: d for c, d in current.items() if c not in measured_today},
+    )
+
+
 def missing_cases(
     spec: RunSpec,
     paths: Paths,
@@ -236,16 +273,8 @@ def missing_cases(
     """(the current cases that no proven run measured as they are now, with their digests; the
     proven runs that measured some current case as it is now, oldest first). `earlier`: the
     harness digest params.yaml keeps for this setting (runs made with it are credited too)."""
-    current = case_digests(paths, [r["case_id"] for r in select_cases(spec, paths)], spec.framework)
-    measured: set[str] = set()
-    supplying = []
-    for row in sorted(rows, key=lambda r: str(r.get("started_at") or "")):
-        digests = proven_digests(row, spec, harness, paths.repo_root, host, earlier)
-        same = {c for c, d in digests.items() if current.get(c) == d}
-        if same:
-            measured |= same
-            supplying.append(row["run_id"])
-    return {c: d for c, d in current.items() if c not in measured}, supplying
+    covered = coverage(spec, paths, harness, rows, host, earlier)
+    return covered.missing, covered.supplying
 
 
 class EarlierHarnessError(ValueError):
@@ -322,10 +351,11 @@ def run_stage(
                     print(f"{name}: {state} ({done[key]['run_id']})", flush=True)
                     covering.append(done[key]["run_id"])
                     continue
-                missing, supplying = missing_cases(spec, paths, harness, rows, earlier=kept.get(name))
+                covered = coverage(spec, paths, harness, rows, earlier=kept.get(name))
+                missing, supplying = covered.missing, covered.supplying
                 covering.extend(r for r in supplying if r not in covering)
                 if name in kept:
-                    if not missing_cases(spec, paths, harness, rows)[0]:
+                    if not covered.missing_today:
                         raise EarlierHarnessError(
                             f"params.yaml {section}.earlier_harness[{name!r}]: today's harness covers "
                             "every case of this setting (re-measured): remove the entry"

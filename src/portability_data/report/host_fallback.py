@@ -40,9 +40,14 @@ def xla_rows(data_dir: Path) -> pd.DataFrame:
     return plain_frame(pooled)
 
 
+def _counted(frame: pd.DataFrame) -> pd.Series:
+    """Rows that count: not shown order-dependent alone (their fallback came only after others)."""
+    return frame["confirmation"] != "order_dependent"
+
+
 def _fell_back(frame: pd.DataFrame) -> pd.Series:
     """Rows whose subtest ran ops on the host (a host fallback not shown order-dependent alone)."""
-    return (frame["outcome"] == "host_fallback") & (frame["confirmation"] != "order_dependent")
+    return (frame["outcome"] == "host_fallback") & _counted(frame)
 
 
 def setting_summary(rows: pd.DataFrame) -> pd.DataFrame:
@@ -58,7 +63,7 @@ def setting_summary(rows: pd.DataFrame) -> pd.DataFrame:
                 "n_functions": group["function"].nunique(),
                 "n_subtests": subtests.ngroups,
                 "rows_passed": int((group["outcome"] == "passed").sum()),
-                "rows_host_fallback": int(_fell_back(group).sum()),
+                "rows_host_fallback": len(fell),
                 "rows_failing": int(group["outcome"].isin(FAILING).sum()),
                 "functions_with_host_fallback": fell["function"].nunique(),
                 "distinct_fallback_ops": len(
@@ -75,16 +80,17 @@ def top_functions(rows: pd.DataFrame, limit: int = TOP_FUNCTIONS) -> pd.DataFram
     """The functions with the most host executions of fallen-back ops (per setting), with the ops."""
     out = []
     for keys, group in rows.groupby([*SETTING, "function"], sort=True):
-        counted = group[group["confirmation"] != "order_dependent"]  # fell back only after others
+        counted = group[_counted(group)]
+        fell = counted[counted["outcome"] == "host_fallback"]
         calls = counted["host_fallback_calls"].fillna(0).sum()
-        if calls <= 0 and not _fell_back(group).any():
+        if calls <= 0 and fell.empty:
             continue
         ops: Counter[str] = Counter(op for ops_ in counted["host_fallback_ops"].dropna() for op in ops_)
         out.append(
             {
                 **dict(zip([*SETTING, "function"], keys)),
                 "subtests": group.groupby(["case_id", "subtest"]).ngroups,
-                "subtests_host_fallback": group[_fell_back(group)].groupby(["case_id", "subtest"]).ngroups,
+                "subtests_host_fallback": fell.groupby(["case_id", "subtest"]).ngroups,
                 "host_fallback_calls": int(calls),
                 "ops": ", ".join(op for op, _ in ops.most_common(5)),
             }
