@@ -6,11 +6,12 @@ from typing import Any
 
 import pandas as pd
 
-from portability_data.report.host_fallback import fallback_ops, setting_summary, top_functions
+from portability_data.report.host_fallback import fallback_ops, setting_summary, top_functions, xla_then_now
 
 
 def _row(function: str, subtest: str, outcome: str, ops: list[str] | None, calls: int, **extra: Any) -> dict:
     return {
+        "source": "portability",
         "framework": "torch",
         "framework_version": "2.9.0",
         "device": "xla",
@@ -69,3 +70,69 @@ def test_fallback_ops_by_functions() -> None:
     assert list(ops["op"]) == ["aten::nonzero", "aten::_unique2", "aten::_to_sparse"]
     assert list(ops["n_functions"]) == [2, 1, 1]
     assert ops.iloc[0]["functions"] == "torch.nonzero, torch.unique"
+
+
+NOW = "portability · torch 2.9.0 · XLA CPU (PJRT) · eager"
+THEN = "mince2023 · torch 1.12.0 · TPU v3-8 · eager"
+
+
+def test_xla_then_now_sets_each_function_measured_on_both_beside_the_study_tpu() -> None:
+    changes = pd.DataFrame(
+        [
+            {"framework": "torch", "function": f, "then_setting": THEN, "then_outcome": before,
+             "now_setting": NOW, "now_outcome": after, "change": change}
+            for f, before, after, change in [
+                ("torch.nonzero", "success", "host_fallback", "falls_back_now"),
+                ("torch.argsort", "complete_failure", "success", "fixed"),
+                ("torch.unique", "not in study", "host_fallback", "new"),  # not measured then
+                ("torch.cat", "success", "not run", "not_run_now"),  # not measured now
+                ("torch.to_sparse", "success", "complete_failure", "broke"),
+                ("torch.argsort", "success", "success", "still_works"),  # another setting
+            ]
+        ]
+    )  # fmt: skip
+    changes.loc[5, "now_setting"] = "portability · torch 2.13.0 · AMD EPYC (cpu) · eager"
+    moves = pd.DataFrame(
+        [
+            {
+                "now_setting": NOW,
+                "function": "torch.argsort",
+                "then_ms": 2.0,
+                "now_ms": 0.5,
+                "ratio_now_vs_then": 0.25,
+            }
+        ]
+    )
+    table = xla_then_now(ROWS, changes, moves).set_index("function")
+    assert list(table.index) == ["torch.nonzero", "torch.argsort", "torch.to_sparse"]
+    assert table.loc["torch.to_sparse", "on_device_now"] == "fell back"  # before it failed
+    nonzero, argsort = table.loc["torch.nonzero"], table.loc["torch.argsort"]
+    assert (nonzero["on_device_now"], nonzero["fallback_ops"]) == ("fell back", "aten::nonzero")
+    assert (nonzero["subtests_host_fallback"], nonzero["subtests"]) == (2, 2)
+    assert nonzero["compiles_per_timed_call"] == 0.5  # one of its two timed calls compiled again
+    assert pd.isna(nonzero["then_ms"])
+    assert (argsort["on_device_now"], argsort["change"], argsort["ratio_now_vs_then"]) == (
+        "lowered",
+        "fixed",
+        0.25,
+    )
+    assert xla_then_now(ROWS, changes.iloc[0:0], moves).empty
+
+
+def test_a_host_output_without_a_fallen_back_op_and_a_function_that_never_passed_are_named() -> None:
+    rows = pd.DataFrame(
+        [
+            _row("torch.autograd.Variable", "test_a", "host_fallback", [], 0),
+            _row("torch.cuda.Stream.synchronize", "test_a", "failed", [], 0),
+        ]
+    )
+    changes = pd.DataFrame(
+        [
+            {"framework": "torch", "function": f, "then_setting": THEN, "then_outcome": "success",
+             "now_setting": NOW, "now_outcome": after, "change": "broke"}
+            for f, after in [("torch.autograd.Variable", "host_fallback"),
+                             ("torch.cuda.Stream.synchronize", "complete_failure")]
+        ]
+    )  # fmt: skip
+    table = xla_then_now(rows, changes, pd.DataFrame(columns=["now_setting", "function"]))
+    assert list(table["on_device_now"]) == ["output on the host", "no subtest passed"]

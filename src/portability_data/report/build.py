@@ -445,7 +445,7 @@ def run_report(
     if census is not None:
         sections.append(census[0])
         metrics["census"] = census[1]
-    fallback = host_fallback_section(data_dir)
+    fallback = host_fallback_section(data_dir, tables["then_now_changes"], tables["then_now_latency"])
     if fallback is not None:
         sections.append(fallback[0])
         metrics["host_fallback"] = fallback[1]

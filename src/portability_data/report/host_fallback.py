@@ -18,6 +18,7 @@ import pandas as pd
 
 from portability_data.pipeline.aggregate_subtests import FAILING, supersede
 from portability_data.pipeline.frames import plain_frame
+from portability_data.report.inputs import setting_label
 from portability_data.report.render import Section
 from portability_data.tables.tableio import read_table
 
@@ -125,8 +126,79 @@ def fallback_ops(rows: pd.DataFrame) -> pd.DataFrame:
     )
 
 
-def host_fallback_section(data_dir: Path) -> tuple[Section, dict[str, Any]] | None:
-    """The section, and its headline numbers for metrics.json (None without an XLA run)."""
+def xla_then_now(rows: pd.DataFrame, changes: pd.DataFrame, moves: pd.DataFrame) -> pd.DataFrame:
+    """Per function measured on both: the study's TPU outcome and latency beside ours on an XLA
+    setting, with what the XLA layer did now (_on_device; the ops that fell back) and how many
+    compilations a timed call paid after its warm-up (0: the graph was cached)."""
+    columns = [
+        "framework", "function", "now_setting", "then_outcome", "now_outcome", "change", "then_ms",
+        "now_ms", "ratio_now_vs_then", "on_device_now", "subtests_host_fallback", "subtests",
+        "compiles_per_timed_call", "fallback_ops",
+    ]  # fmt: skip
+    if rows.empty or changes.empty:
+        return pd.DataFrame(columns=columns)
+    labelled = rows.assign(
+        now_setting=[
+            setting_label(*keys) for keys in rows[["source", *SETTING]].itertuples(index=False, name=None)
+        ]
+    )
+    latency = {
+        (m.now_setting, m.function): (m.then_ms, m.now_ms, m.ratio_now_vs_then)
+        for m in moves.itertuples(index=False)
+    }
+    out = []
+    both = changes[
+        changes["now_setting"].isin(set(labelled["now_setting"]))
+        & (changes["then_outcome"] != "not in study")
+        & (changes["now_outcome"] != "not run")
+    ]
+    by_function = {key: group for key, group in labelled.groupby(["now_setting", "function"])}
+    for change in both.itertuples(index=False):
+        group = by_function.get((change.now_setting, change.function))
+        if group is None:
+            continue
+        counted = group[_counted(group)]
+        fell = counted[counted["outcome"] == "host_fallback"]
+        ops: Counter[str] = Counter(op for ops_ in counted["host_fallback_ops"].dropna() for op in ops_)
+        timed = counted["device_compiles_timed"].dropna()
+        then_ms, now_ms, ratio = latency.get((change.now_setting, change.function), (None, None, None))
+        out.append(
+            {
+                "framework": change.framework,
+                "function": change.function,
+                "now_setting": change.now_setting,
+                "then_outcome": change.then_outcome,
+                "now_outcome": change.now_outcome,
+                "change": change.change,
+                "then_ms": then_ms,
+                "now_ms": now_ms,
+                "ratio_now_vs_then": ratio,
+                "on_device_now": _on_device(ops, fell, counted),
+                "subtests_host_fallback": fell.groupby(["case_id", "subtest"]).ngroups,
+                "subtests": group.groupby(["case_id", "subtest"]).ngroups,
+                "compiles_per_timed_call": float(timed.mean()) if len(timed) else None,
+                "fallback_ops": ", ".join(op for op, _ in ops.most_common(3)),
+            }
+        )
+    return pd.DataFrame(out, columns=columns)
+
+
+def _on_device(ops: Counter[str], fell: pd.DataFrame, counted: pd.DataFrame) -> str:
+    """What the XLA layer did with a function: some op fell back to the host; no op did but an
+    output came back on the host; every op stayed on the device in a subtest that passed (lowered);
+    or no subtest passed, so nothing can be said."""
+    if ops:
+        return "fell back"
+    if len(fell):
+        return "output on the host"
+    return "lowered" if (counted["outcome"] == "passed").any() else "no subtest passed"
+
+
+def host_fallback_section(
+    data_dir: Path, changes: pd.DataFrame | None = None, moves: pd.DataFrame | None = None
+) -> tuple[Section, dict[str, Any]] | None:
+    """The section, and its headline numbers for metrics.json (None without an XLA run). `changes`
+    and `moves`: the then/now tables (report.then_now), for the per-function XLA then and now."""
     rows = xla_rows(Path(data_dir))
     if rows.empty:
         return None
@@ -142,7 +214,13 @@ def host_fallback_section(data_dir: Path) -> tuple[Section, dict[str, Any]] | No
         "`rows_recompiled_in_timed_call`: the timed call compiled again after its warm-up (the same "
         "shape), so every call pays a compilation. The then/now section reads this device against the "
         "study's TPU v3-8 (torch 1.12 + torch_xla 1.12): `falls_back_now` counts functions that run now "
-        "with an op on the host."
+        "with an op on the host. The last table sets each function measured on both beside itself: "
+        "`on_device_now` (lowered: it passed with no op on the host; fell back: `fallback_ops` ran on the "
+        "host; output on the host: no op fell back but a result came back off the device), "
+        "`compiles_per_timed_call` (the mean number of compilations a timed call paid after its "
+        "warm-up), and the latencies. The caveat holds row by row: XLA CPU is not a TPU, so a failure "
+        "that comes from a TPU's dtypes (it has no float64) or its speed does not show here; a lowering or a "
+        "fallback does."
     )
     section = Section(
         "Host fallback on the XLA path (PyTorch/XLA without a TPU)",
@@ -154,6 +232,14 @@ def host_fallback_section(data_dir: Path) -> tuple[Section, dict[str, Any]] | No
                 top_functions(rows),
             ),
             ("Ops that ran on the host, by functions", fallback_ops(rows)),
+            (
+                "Then (the study's TPU v3-8, torch 1.12 + torch_xla 1.12) and now (XLA CPU), per function",
+                xla_then_now(
+                    rows,
+                    changes if changes is not None else pd.DataFrame(),
+                    moves if moves is not None else pd.DataFrame(),
+                ),
+            ),
         ],
         [],
     )
