@@ -136,3 +136,31 @@ def test_a_host_output_without_a_fallen_back_op_and_a_function_that_never_passed
     )  # fmt: skip
     table = xla_then_now(rows, changes, pd.DataFrame(columns=["now_setting", "function"]))
     assert list(table["on_device_now"]) == ["output on the host", "no subtest passed"]
+
+
+def test_host_reads_are_counted_as_torch_xla_counts_them_and_named_apart() -> None:
+    rows = pd.DataFrame(
+        [
+            _row("torch.optim.Adamax", "test_a", "host_fallback", ["aten::_local_scalar_dense"], 3),
+            _row(
+                "torch.nonzero", "test_a", "host_fallback", ["aten::nonzero", "aten::_local_scalar_dense"], 2
+            ),
+        ]
+    )
+    summary = setting_summary(rows).iloc[0]
+    assert (summary["functions_with_host_fallback"], summary["of_them_beyond_host_reads"]) == (2, 1)
+    top = top_functions(rows).set_index("function")
+    assert list(top["host_reads_only"]) == [True, False]  # Adamax (3 calls) first
+    assert dict(zip(fallback_ops(rows)["op"], fallback_ops(rows)["kind"])) == {
+        "aten::_local_scalar_dense": "host read",
+        "aten::nonzero": "op on the host",
+    }
+    changes = pd.DataFrame(
+        [
+            {"framework": "torch", "function": f, "then_setting": THEN, "then_outcome": "success",
+             "now_setting": NOW, "now_outcome": "host_fallback", "change": "falls_back_now"}
+            for f in ("torch.optim.Adamax", "torch.nonzero")
+        ]
+    )  # fmt: skip
+    table = xla_then_now(rows, changes, pd.DataFrame(columns=["now_setting", "function"]))
+    assert list(table["on_device_now"]) == ["fell back (host reads only)", "fell back"]
