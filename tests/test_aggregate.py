@@ -746,3 +746,32 @@ def test_rows_of_a_case_no_longer_in_the_cases_table_are_left_out() -> None:
     }
     outcomes, _ = aggregate(frame([old, new]), None, cases.drop(columns="case_id"))
     assert set(outcomes["function"]) == {"tensorflow.train.Feature", "tensorflow.compat.v1.train.Feature"}
+
+
+def test_a_closed_partial_run_beside_a_complete_run_of_the_same_code_is_superseded() -> None:
+    """A run closed partial by hand never confirmed its failures alone: beside a complete run of the
+    same harness and case files (before or after it) its rows of that case are not pooled; of a case
+    that no complete run measured, or measured with other code, they are."""
+    from portability_data.pipeline.aggregate_subtests import PARTIAL_BESIDE_COMPLETE, supersede
+
+    results, runs = quiet_runs({"partial-before": 1.0, "complete": 1.0, "partial-after": 1.0})
+    runs["status"] = ["partial", "complete", "partial"]
+    other_case = {**row("t1", "failed", run_id="partial-before"), "case_id": "torch.g", "function": "torch.g"}
+    results = pd.concat([results, frame([other_case])], ignore_index=True)
+    runs["case_digests"] = ['{"torch.f": "f1", "torch.g": "g1"}', '{"torch.f": "f1"}', '{"torch.f": "f1"}']
+    kept, superseded = supersede(results, runs, quiet_load_max=1.5)
+    assert sorted(zip(kept["run_id"], kept["case_id"])) == [
+        ("complete", "torch.f"),
+        ("partial-before", "torch.g"),
+    ]
+    assert superseded[["run_id", "n_rows", "reason", "superseded_by"]].values.tolist() == [
+        ["partial-after", 1, PARTIAL_BESIDE_COMPLETE, "complete"],
+        ["partial-before", 1, PARTIAL_BESIDE_COMPLETE, "complete"],
+    ]
+    # without a complete run, or beside one of other case files, the partial rows stay pooled
+    runs["status"] = ["partial", "partial", "partial"]
+    assert supersede(results, runs, quiet_load_max=1.5)[1].empty
+    runs["status"] = ["partial", "complete", "partial"]
+    runs["case_digests"] = ['{"torch.f": "f1"}', '{"torch.f": "f0"}', '{"torch.f": "f1"}']
+    kept, superseded = supersede(results, runs, quiet_load_max=1.5)
+    assert "complete" not in set(kept["run_id"]) and "partial-after" in set(kept["run_id"])

@@ -65,9 +65,17 @@ def test_a_run_where_only_the_framework_fails_exits_zero_with_a_summary_table(ca
     run_id = out.stdout.strip()
     lines = out.stderr.strip().splitlines()
     header = lines.index(f"run {run_id}: outcomes of every subtest run, per case")
-    assert lines[header + 1].split() == ["case", "passed", "failed", "errors", "skipped", "other"]
-    assert lines[header + 3].split() == ["torch.fine", "4", "2", "0", "2", "0"]
-    assert lines[header + 5].split() == ["total", "4", "2", "0", "2", "0"]
+    assert lines[header + 1].split() == [
+        "case",
+        "passed",
+        "failed",
+        "errors",
+        "skipped",
+        "host_fallback",
+        "other",
+    ]
+    assert lines[header + 3].split() == ["torch.fine", "4", "2", "0", "2", "0", "0"]
+    assert lines[header + 5].split() == ["total", "4", "2", "0", "2", "0", "0"]
     assert "[1/2] torch.fine (repeat 1/2): 2 passed, 1 failed" in out.stderr
     assert lines[-1].startswith("OK: all 1 case(s) ran; 2 subtest run(s) did not pass")
     assert lines[-1].endswith(run_id)
@@ -197,3 +205,19 @@ def test_one_progress_serves_several_runs_and_counts_each_from_one() -> None:
         lines.case_finished({"case_id": case_id}, 0)
     text = stream.getvalue()
     assert "[1/1] torch.a" in text and "[1/1] jax.b" in text and "[2/1]" not in text
+
+
+def test_host_fallback_is_counted_as_itself_not_as_a_crash() -> None:
+    """On XLA a subtest that ran with ops on the host is `host_fallback`: the progress line, the
+    table and the verdict name it apart from timeouts, crashes and memory (it did not pass)."""
+    from portability_data.runner.run_summary import CaseCounts, RunSummary
+
+    counts = CaseCounts("torch.optim.Adamax")
+    for outcome in ("passed", "host_fallback", "host_fallback", "crashed"):
+        counts.add({"outcome": outcome, "test_id": "cases/torch/test_optim_Adamax.py::t"})
+    assert (
+        counts.short() == "1 passed, 0 failed, 0 errors, 0 skipped, 2 host fallback, 1 timeout/crashed/memory"
+    )
+    summary = RunSummary("run-x", {"torch.optim.Adamax": counts})
+    assert summary.table()[-1].split() == ["total", "1", "0", "0", "0", "2", "1"]
+    assert summary.verdict().startswith("OK: all 1 case(s) ran; 3 subtest run(s) did not pass")

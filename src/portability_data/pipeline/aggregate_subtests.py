@@ -129,6 +129,11 @@ def repeats_per_run(runs: pd.DataFrame | None, results: pd.DataFrame) -> dict[st
 SETTING = ("source", "framework", "framework_version", "device", "device_model", "mode")
 
 
+PARTIAL_BESIDE_COMPLETE = (
+    "closed partial (failures not confirmed alone) beside a complete run of the same code"
+)
+
+
 def supersede(
     results: pd.DataFrame, runs: pd.DataFrame | None, *, quiet_load_max: float | None = None
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -146,7 +151,10 @@ def supersede(
     <= quiet_load_max - 1 cores (runs.host_other_cpu_max, since schema 6: the run's own worker and
     compiler threads do not count), or, for a run without that measure, its host load average
     peaked at <= quiet_load_max (the load average counts the run's own worker as about 1). Runs
-    with neither are neither: they stay pooled. Without a quiet run nothing is dropped."""
+    with neither are neither: they stay pooled. Without a quiet run nothing is dropped.
+
+    A run closed partial (runs.status partial: stopped by hand, its failures never confirmed alone)
+    is superseded, case by case, by a complete run of the same code (complete_runs_of_same_code)."""
     columns = ["run_id", *SETTING, "n_rows", "reason", "superseded_by"]
     if runs is None or not len(runs) or "harness_digest" not in runs or not len(results):
         return results, pd.DataFrame(columns=columns)
@@ -162,6 +170,7 @@ def supersede(
             "cases": json_object(digests),
             "load": host_load(record.get("host_load_max")),
             "other": host_load(record.get("host_other_cpu_max")),
+            "status": record.get("status"),
         }
     run_ids, case_ids = column_values(results["run_id"]), column_values(results["case_id"])
     newest: dict[tuple, tuple[str, str, str | None, str | None]] = {}
@@ -175,6 +184,7 @@ def supersede(
             newest[key] = candidate
     settings_with_digests = {setting for setting, _ in newest}
     contended = contended_runs(set(zip(run_ids, case_ids)), facts, newest, quiet_load_max)
+    completed = complete_runs_of_same_code(set(zip(run_ids, case_ids)), facts, newest)
     keep, dropped = [], Counter()
     reasons: dict[str, tuple[str, str]] = {}
     for run_id, case_id in zip(run_ids, case_ids):
@@ -188,6 +198,8 @@ def supersede(
             continue
         if (run_id, case_id) in contended:  # the same code as the newest run (maybe the newest itself)
             reason, by = contended[run_id, case_id]
+        elif fact["status"] == "partial" and (fact["setting"], case_id) in completed:
+            reason, by = PARTIAL_BESIDE_COMPLETE, completed[fact["setting"], case_id]
         elif best[1] == run_id:
             keep.append(True)
             continue
@@ -217,6 +229,28 @@ def supersede(
         columns=columns,
     )
     return results[keep].reset_index(drop=True), superseded
+
+
+def complete_runs_of_same_code(
+    pairs: set[tuple[str, str]],
+    facts: Mapping[str, Mapping[str, Any]],
+    newest: Mapping[tuple, tuple[str, str, str | None, str | None]],
+) -> dict[tuple, str]:
+    """(setting, case_id) -> the newest complete run of the case's newest code (harness and case
+    digests). A run closed partial by hand never confirmed its failures alone in a fresh worker, so
+    beside a complete run of the same code its rows are superseded, not pooled."""
+    out: dict[tuple, tuple[str, str]] = {}
+    for run_id, case_id in pairs:
+        fact = facts.get(run_id)
+        if fact is None or fact.get("status") != "complete":
+            continue
+        key = (fact["setting"], case_id)
+        best = newest.get(key)
+        if best is not None and (fact["harness"], fact["cases"].get(case_id)) == best[2:]:
+            candidate = (fact["started"], run_id)
+            if key not in out or candidate > out[key]:
+                out[key] = candidate
+    return {key: run_id for key, (_, run_id) in out.items()}
 
 
 def contended_runs(

@@ -74,6 +74,7 @@ class CaseCounts:
     failed: int = 0
     errors: int = 0
     skipped: int = 0
+    host_fallback: int = 0
     other: int = 0
     not_run: list[str] = field(default_factory=list)
 
@@ -87,6 +88,8 @@ class CaseCounts:
             self.errors += 1
         elif outcome == "skipped":
             self.skipped += 1
+        elif outcome == "host_fallback":
+            self.host_fallback += 1
         else:
             self.other += 1
         if cannot_run(row):
@@ -97,6 +100,7 @@ class CaseCounts:
     def short(self) -> str:
         """The counts in words, for a progress line."""
         text = f"{self.passed} passed, {self.failed} failed, {self.errors} errors, {self.skipped} skipped"
+        text += f", {self.host_fallback} host fallback" if self.host_fallback else ""
         return text + (f", {self.other} timeout/crashed/memory" if self.other else "")
 
 
@@ -133,18 +137,21 @@ class RunSummary:
             total.failed += counts.failed
             total.errors += counts.errors
             total.skipped += counts.skipped
+            total.host_fallback += counts.host_fallback
             total.other += counts.other
         return total
 
     def table(self) -> list[str]:
         """A plain-text table (readable in a terminal and in a log): one line per case, a total."""
-        header = ("case", "passed", "failed", "errors", "skipped", "other")
+        header = ("case", "passed", "failed", "errors", "skipped", "host_fallback", "other")
         body = [
-            (c.case_id, c.passed, c.failed, c.errors, c.skipped, c.other)
+            (c.case_id, c.passed, c.failed, c.errors, c.skipped, c.host_fallback, c.other)
             for c in sorted(self.cases.values(), key=lambda c: c.case_id)
         ]
         total = self.total()
-        footer = ("total", total.passed, total.failed, total.errors, total.skipped, total.other)
+        footer = (
+            "total", total.passed, total.failed, total.errors, total.skipped, total.host_fallback, total.other
+        )  # fmt: skip
         width = max(len(str(r[0])) for r in [header, *body, footer])
         numbers = [max(len(str(r[i])) for r in [header, *body, footer]) for i in range(1, len(header))]
 
@@ -166,7 +173,7 @@ class RunSummary:
                 f"or a harness error: listed above; errors of the run, not the framework's failures) "
                 f"- run {self.run_id}"
             )
-        not_passed = failing.failed + failing.errors + failing.other
+        not_passed = failing.failed + failing.errors + failing.host_fallback + failing.other
         return (
             f"OK: all {len(self.cases)} case(s) ran; {not_passed} subtest run(s) did not pass, "
             f"which is the framework's result (data), not an error of the run - run {self.run_id}"
