@@ -768,9 +768,18 @@ def test_a_closed_partial_run_beside_a_complete_run_of_the_same_code_is_supersed
         ["partial-after", 1, PARTIAL_BESIDE_COMPLETE, "complete"],
         ["partial-before", 1, PARTIAL_BESIDE_COMPLETE, "complete"],
     ]
-    # without a complete run, or beside one of other case files, the partial rows stay pooled
+    # without a complete run, the newest partial run of the same code stands for the case
     runs["status"] = ["partial", "partial", "partial"]
-    assert supersede(results, runs, quiet_load_max=1.5)[1].empty
+    kept, superseded = supersede(results, runs, quiet_load_max=1.5)
+    assert sorted(zip(kept["run_id"], kept["case_id"])) == [
+        ("partial-after", "torch.f"),
+        ("partial-before", "torch.g"),
+    ]
+    assert superseded[["run_id", "reason", "superseded_by"]].values.tolist() == [
+        ["complete", "closed partial beside a newer run of the same code", "partial-after"],
+        ["partial-before", "closed partial beside a newer run of the same code", "partial-after"],
+    ]
+    # beside a complete run of other case files, the partial rows of today's code stay pooled
     runs["status"] = ["partial", "complete", "partial"]
     runs["case_digests"] = ['{"torch.f": "f1"}', '{"torch.f": "f0"}', '{"torch.f": "f1"}']
     kept, superseded = supersede(results, runs, quiet_load_max=1.5)

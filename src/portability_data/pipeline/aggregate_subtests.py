@@ -132,6 +132,7 @@ SETTING = ("source", "framework", "framework_version", "device", "device_model",
 PARTIAL_BESIDE_COMPLETE = (
     "closed partial (failures not confirmed alone) beside a complete run of the same code"
 )
+PARTIAL_BESIDE_NEWER = "closed partial beside a newer run of the same code"
 
 
 def supersede(
@@ -153,8 +154,10 @@ def supersede(
     peaked at <= quiet_load_max (the load average counts the run's own worker as about 1). Runs
     with neither are neither: they stay pooled. Without a quiet run nothing is dropped.
 
-    A run closed partial (runs.status partial: stopped by hand, its failures never confirmed alone)
-    is superseded, case by case, by a complete run of the same code (complete_runs_of_same_code)."""
+    A run closed partial (runs.status partial: stopped by hand, its failures not all confirmed
+    alone) is superseded, case by case, by a complete run of the same code
+    (complete_runs_of_same_code), else by the newest run of the same code that measured the case
+    again (a re-measure meant to replace it)."""
     columns = ["run_id", *SETTING, "n_rows", "reason", "superseded_by"]
     if runs is None or not len(runs) or "harness_digest" not in runs or not len(results):
         return results, pd.DataFrame(columns=columns)
@@ -209,6 +212,8 @@ def supersede(
             reason, by = "older harness", best[1]
         elif fact["cases"].get(case_id) != best[3]:
             reason, by = "older case files", best[1]
+        elif fact["status"] == "partial":  # the newest run of the same code measured the case again
+            reason, by = PARTIAL_BESIDE_NEWER, best[1]
         else:
             keep.append(True)
             continue
