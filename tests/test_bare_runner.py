@@ -62,24 +62,36 @@ def test_the_bare_venv_has_the_light_core_and_no_pipeline(bare_venv: Path) -> No
     assert found["jax"] and found["pyarrow"] and found["pytest"], found
 
 
-def test_portability_run_measures_two_cases_on_a_bare_machine(
-    bare_venv: Path, repo_root: Path, tmp_path: Path
-) -> None:
-    checkout = tmp_path / "checkout"
+def bare_checkout(repo_root: Path, where: Path) -> Path:
+    """A checkout holding only the two cases (and the params the bench reads its profiles from)."""
+    checkout = where / "checkout"
     (checkout / "cases" / "jax").mkdir(parents=True)
     shutil.copy(repo_root / "cases" / "conftest.py", checkout / "cases" / "conftest.py")
+    shutil.copy(repo_root / "params.yaml", checkout / "params.yaml")
     for name in CASES:
         for file in (f"{name}.yaml", f"test_{name}.py"):
             shutil.copy(repo_root / "cases" / "jax" / file, checkout / "cases" / "jax" / file)
-    done = subprocess.run(
-        [str(bare_venv / "bin" / "portability"), "run", "--framework", "jax", "--repeats", "1",
-         "--cases", *CASES.values()],
+    return checkout
+
+
+def portability(bare_venv: Path, checkout: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [str(bare_venv / "bin" / "portability"), *args],
         cwd=checkout,
         capture_output=True,
         text=True,
         check=False,
         timeout=600,
-    )  # fmt: skip
+    )
+
+
+def test_portability_run_measures_two_cases_on_a_bare_machine(
+    bare_venv: Path, repo_root: Path, tmp_path: Path
+) -> None:
+    checkout = bare_checkout(repo_root, tmp_path)
+    done = portability(
+        bare_venv, checkout, "run", "--framework", "jax", "--repeats", "1", "--cases", *CASES.values()
+    )
     assert done.returncode == 0, done.stdout + done.stderr
     run_id = done.stdout.strip().splitlines()[-1]
     shards = list((checkout / "data" / "results").rglob(f"{run_id}.parquet"))
@@ -89,3 +101,32 @@ def test_portability_run_measures_two_cases_on_a_bare_machine(
     assert {row["device"] for row in rows} == {"cpu"}
     assert all(row["outcome"] == "passed" for row in rows), [r for r in rows if r["outcome"] != "passed"]
     assert list((checkout / "data" / "runs").rglob(f"{run_id}.parquet")), "no runs row beside the shard"
+
+
+def test_a_contributor_measures_and_packages_a_bare_machine(
+    bare_venv: Path, repo_root: Path, tmp_path: Path
+) -> None:
+    """Issue 22's two commands on a device machine without the pipeline extra: `portability bench`
+    (every device JAX finds here, the quick profile) and `portability submission package`, whose
+    folder holds each run's shard and runs row byte for byte and the system description."""
+    checkout = bare_checkout(repo_root, tmp_path)
+    bench = portability(bare_venv, checkout, "bench", "--frameworks", "jax")
+    assert bench.returncode == 0, bench.stdout + bench.stderr
+    assert "jax: devices found: cpu" in bench.stderr, bench.stderr
+    runs = sorted((checkout / "data" / "runs" / "local").glob("*.parquet"))
+    assert len(runs) == 1, runs  # the quick profile: one setting (cpu, eager)
+    run_id = runs[0].stem
+    packed = portability(bare_venv, checkout, "submission", "package", run_id, "--out", "submission")
+    assert packed.returncode == 0, packed.stdout + packed.stderr
+    folder = checkout / "submission"
+    assert sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file()) == [
+        f"results/local/{run_id}.parquet",
+        f"runs/local/{run_id}.parquet",
+        "system.json",
+    ]
+    for table in ("results", "runs"):
+        original = checkout / "data" / table / "local" / f"{run_id}.parquet"
+        assert (folder / table / "local" / f"{run_id}.parquet").read_bytes() == original.read_bytes()
+    system = json.loads((folder / "system.json").read_text())
+    assert [d["device"] for d in system["devices"]] == ["cpu"], system["devices"]
+    assert {f["framework"] for f in system["frameworks"]} == {"jax"}, system["frameworks"]
