@@ -6,7 +6,13 @@ from typing import Any
 
 import pandas as pd
 
-from portability_data.report.host_fallback import fallback_ops, setting_summary, top_functions, xla_then_now
+from portability_data.report.host_fallback import (
+    fallback_ops,
+    setting_summary,
+    top_functions,
+    xla_then_now,
+    xla_then_now_summary,
+)
 
 
 def _row(function: str, subtest: str, outcome: str, ops: list[str] | None, calls: int, **extra: Any) -> dict:
@@ -117,6 +123,14 @@ def test_xla_then_now_sets_each_function_measured_on_both_beside_the_study_tpu()
         0.25,
     )
     assert xla_then_now(ROWS, changes.iloc[0:0], moves).empty
+    [summary] = xla_then_now_summary(table.reset_index()).to_dict("records")
+    assert summary["now_setting"] == NOW and summary["n_functions"] == 3
+    # then: argsort failed (complete); now: to_sparse fails, nonzero falls back (not a failure)
+    assert (summary["failing_then"], summary["failing_now"], summary["host_fallback_now"]) == (1, 1, 1)
+    assert (summary["fixed"], summary["broke"], summary["falls_back_now"]) == (1, 1, 1)
+    assert (summary["now_lowered"], summary["now_fell_back"], summary["now_no_subtest_passed"]) == (1, 2, 0)
+    assert (summary["n_timed_both"], summary["median_ratio_now_vs_then"]) == (1, 0.25)
+    assert xla_then_now_summary(xla_then_now(ROWS, changes.iloc[0:0], moves)).empty
 
 
 def test_a_host_output_without_a_fallen_back_op_and_a_function_that_never_passed_are_named() -> None:

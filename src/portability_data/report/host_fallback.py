@@ -203,6 +203,48 @@ def xla_then_now(rows: pd.DataFrame, changes: pd.DataFrame, moves: pd.DataFrame)
     return pd.DataFrame(out, columns=columns)
 
 
+FAILING_OUTCOMES = ("partial_failure", "complete_failure")
+# what the XLA layer did with a function (_on_device) -> its count's column in the summary
+ON_DEVICE = {
+    "lowered": "now_lowered",
+    "fell back": "now_fell_back",
+    "fell back (host reads only)": "now_host_reads_only",
+    "output on the host": "now_output_on_host",
+    "no subtest passed": "now_no_subtest_passed",
+}
+
+
+def xla_then_now_summary(table: pd.DataFrame) -> pd.DataFrame:
+    """The per-function then/now table in counts, per XLA setting: how many functions failed on the
+    study's TPU and fail now, how many fell back to the host now (a host fallback is not a success),
+    what the XLA layer did with them (`ON_DEVICE`), and the median latency ratio now vs then over
+    the functions timed on both."""
+    columns = [
+        "now_setting", "n_functions", "failing_then", "failing_now", "host_fallback_now", "fixed",
+        "broke", "falls_back_now", *ON_DEVICE.values(), "n_timed_both",
+        "median_ratio_now_vs_then",
+    ]  # fmt: skip
+    out = []
+    for setting, group in table.groupby("now_setting", sort=True):
+        ratios = pd.to_numeric(group["ratio_now_vs_then"], errors="coerce").dropna()
+        device = group["on_device_now"].value_counts()
+        changed = group["change"].value_counts()
+        out.append(
+            {
+                "now_setting": setting,
+                "n_functions": len(group),
+                "failing_then": int(group["then_outcome"].isin(FAILING_OUTCOMES).sum()),
+                "failing_now": int(group["now_outcome"].isin(FAILING_OUTCOMES).sum()),
+                "host_fallback_now": int((group["now_outcome"] == "host_fallback").sum()),
+                **{name: int(changed.get(name, 0)) for name in ("fixed", "broke", "falls_back_now")},
+                **{column: int(device.get(kind, 0)) for kind, column in ON_DEVICE.items()},
+                "n_timed_both": len(ratios),
+                "median_ratio_now_vs_then": float(ratios.median()) if len(ratios) else None,
+            }
+        )
+    return pd.DataFrame(out, columns=columns)
+
+
 def _on_device(ops: Counter[str], fell: pd.DataFrame, counted: pd.DataFrame) -> str:
     """What the XLA layer did with a function: some op fell back to the host; no op did but an
     output came back on the host; every op stayed on the device in a subtest that passed (lowered);
@@ -223,6 +265,11 @@ def host_fallback_section(
     if rows.empty:
         return None
     summary = setting_summary(rows)
+    then_now = xla_then_now(
+        rows,
+        changes if changes is not None else pd.DataFrame(),
+        moves if moves is not None else pd.DataFrame(),
+    )
     text = (
         "On PyTorch/XLA an op without an XLA lowering runs on the host and its result is copied back, "
         "and a graph compiles again for every new shape: most of the study's TPU slowdowns. Our `xla` "
@@ -237,7 +284,8 @@ def host_fallback_section(
         "with an op on the host. torch_xla counts `Tensor.item()` (`aten::_local_scalar_dense`: the "
         "pending graph runs and the value is read back) among its fallbacks; we keep its count and name "
         "it apart (`kind` host read, `of_them_beyond_host_reads`, `host_reads_only`). "
-        "The last table sets each function measured on both beside itself: "
+        "The last two tables set each function measured on both beside itself (in counts first; "
+        "`failing` counts partial and complete failures, a host fallback apart): "
         "`on_device_now` (lowered: it passed with no op on the host; fell back: `fallback_ops` ran on the "
         "host; host reads only: the only ops on the host were `.item()` reads, `aten::_local_scalar_dense`, "
         "which torch_xla counts among its fallbacks; output on the host: no op fell back but a result "
@@ -258,12 +306,12 @@ def host_fallback_section(
             ),
             ("Ops that ran on the host, by functions", fallback_ops(rows)),
             (
+                "Then (the study's TPU v3-8, torch 1.12 + torch_xla 1.12) and now (XLA CPU), in counts",
+                xla_then_now_summary(then_now),
+            ),
+            (
                 "Then (the study's TPU v3-8, torch 1.12 + torch_xla 1.12) and now (XLA CPU), per function",
-                xla_then_now(
-                    rows,
-                    changes if changes is not None else pd.DataFrame(),
-                    moves if moves is not None else pd.DataFrame(),
-                ),
+                then_now,
             ),
         ],
         [],
