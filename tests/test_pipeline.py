@@ -99,3 +99,33 @@ def test_a_shard_from_another_machine_is_aggregated_without_rerunning(repo_copy:
         ["torch.argsort", "gpu", "partial_failure"]
     ]
     assert "Running stage" not in _sh(["dvc", "repro"], repo_copy)
+
+
+def test_the_committed_outcomes_are_what_aggregation_makes_of_the_committed_shards(tmp_path: Path) -> None:
+    """The derived tables are never taken on trust: a pull request that adds a hardware run commits
+    its shards and what `dvc repro` made of them (CONTRIBUTING, issue 22), and CI derives the
+    outcomes and latencies again from every committed shard and compares them with the committed
+    ones, so an outcome edited by hand (with a dvc.lock to match) cannot pass as measured."""
+    from portability_data.tables.tableio import read_table
+
+    derived = {name: tmp_path / f"{name}.parquet" for name in ("outcomes", "latencies")}
+    _sh(
+        [
+            "portability",
+            "aggregate",
+            "--outcomes",
+            str(derived["outcomes"]),
+            "--latencies",
+            str(derived["latencies"]),
+        ],
+        REPO_ROOT,
+    )
+    for name, path in derived.items():
+        committed = read_table(name, REPO_ROOT / "data" / name)
+        again = read_table(name, path)
+        assert len(again) == len(committed), (
+            f"data/{name}: {len(committed)} rows committed, {len(again)} derived"
+        )
+        pd.testing.assert_frame_equal(
+            again.reset_index(drop=True), committed.reset_index(drop=True), obj=f"data/{name} derived again"
+        )
