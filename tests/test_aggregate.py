@@ -779,6 +779,15 @@ def test_a_closed_partial_run_beside_a_complete_run_of_the_same_code_is_supersed
         ["complete", "closed partial beside a newer run of the same code", "partial-after"],
         ["partial-before", "closed partial beside a newer run of the same code", "partial-after"],
     ]
+    # a newer partial re-measure stands even when contended beside the older, quiet partial run:
+    # the two never supersede each other (found on the xla runs of 2026-11-25 and 11-28)
+    two, two_runs = quiet_runs({"older-quiet": 1.0, "newer-contended": 3.0})
+    two_runs["status"] = ["partial", "partial"]
+    kept, superseded = supersede(two, two_runs, quiet_load_max=1.5)
+    assert list(kept["run_id"]) == ["newer-contended"]
+    assert superseded[["run_id", "reason", "superseded_by"]].values.tolist() == [
+        ["older-quiet", "closed partial beside a newer run of the same code", "newer-contended"]
+    ]
     # beside a complete run of other case files, the partial rows of today's code stay pooled
     runs["status"] = ["partial", "complete", "partial"]
     runs["case_digests"] = ['{"torch.f": "f1"}', '{"torch.f": "f0"}', '{"torch.f": "f1"}']

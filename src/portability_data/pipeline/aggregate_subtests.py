@@ -186,8 +186,11 @@ def supersede(
         if key not in newest or candidate[:2] > newest[key][:2]:
             newest[key] = candidate
     settings_with_digests = {setting for setting, _ in newest}
-    contended = contended_runs(set(zip(run_ids, case_ids)), facts, newest, quiet_load_max)
-    completed = complete_runs_of_same_code(set(zip(run_ids, case_ids)), facts, newest)
+    pairs = set(zip(run_ids, case_ids))
+    # partial runs give way first, so the quiet preference chooses among the runs that stand: else
+    # a newer partial re-measure (contended) and the older partial (quiet) would supersede each other
+    partial = partial_runs_given_way(pairs, facts, newest)
+    contended = contended_runs(pairs - set(partial), facts, newest, quiet_load_max)
     keep, dropped = [], Counter()
     reasons: dict[str, tuple[str, str]] = {}
     for run_id, case_id in zip(run_ids, case_ids):
@@ -199,10 +202,10 @@ def supersede(
         if best is None:
             keep.append(True)
             continue
-        if (run_id, case_id) in contended:  # the same code as the newest run (maybe the newest itself)
+        if (run_id, case_id) in partial:
+            reason, by = partial[run_id, case_id]
+        elif (run_id, case_id) in contended:  # the same code as the newest run (maybe the newest itself)
             reason, by = contended[run_id, case_id]
-        elif fact["status"] == "partial" and (fact["setting"], case_id) in completed:
-            reason, by = PARTIAL_BESIDE_COMPLETE, completed[fact["setting"], case_id]
         elif best[1] == run_id:
             keep.append(True)
             continue
@@ -212,8 +215,6 @@ def supersede(
             reason, by = "older harness", best[1]
         elif fact["cases"].get(case_id) != best[3]:
             reason, by = "older case files", best[1]
-        elif fact["status"] == "partial":  # the newest run of the same code measured the case again
-            reason, by = PARTIAL_BESIDE_NEWER, best[1]
         else:
             keep.append(True)
             continue
@@ -256,6 +257,31 @@ def complete_runs_of_same_code(
             if key not in out or candidate > out[key]:
                 out[key] = candidate
     return {key: run_id for key, (_, run_id) in out.items()}
+
+
+def partial_runs_given_way(
+    pairs: set[tuple[str, str]],
+    facts: Mapping[str, Mapping[str, Any]],
+    newest: Mapping[tuple, tuple[str, str, str | None, str | None]],
+) -> dict[tuple[str, str], tuple[str, str]]:
+    """(run_id, case_id) -> (reason, the run it gives way to) for each case of a run closed
+    partial that another run of the case's newest code (harness and case digests) measured: the
+    newest complete one, else the newest run, itself partial (a re-measure meant to replace it)."""
+    completed = complete_runs_of_same_code(pairs, facts, newest)
+    out: dict[tuple[str, str], tuple[str, str]] = {}
+    for run_id, case_id in pairs:
+        fact = facts.get(run_id)
+        if fact is None or fact.get("status") != "partial":
+            continue
+        key = (fact["setting"], case_id)
+        best = newest.get(key)
+        if best is None or (fact["harness"], fact["cases"].get(case_id)) != best[2:]:
+            continue  # another harness or case files: supersede's other reasons apply
+        if key in completed:
+            out[run_id, case_id] = (PARTIAL_BESIDE_COMPLETE, completed[key])
+        elif best[1] != run_id:
+            out[run_id, case_id] = (PARTIAL_BESIDE_NEWER, best[1])
+    return out
 
 
 def contended_runs(
