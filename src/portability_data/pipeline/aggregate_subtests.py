@@ -237,6 +237,17 @@ def supersede(
     return results[keep].reset_index(drop=True), superseded
 
 
+def newest_of_same_code(
+    fact: Mapping[str, Any], case_id: str, newest: Mapping[tuple, tuple[str, str, str | None, str | None]]
+) -> tuple[str, str, str | None, str | None] | None:
+    """The newest run of the run's setting and case (supersede's `newest`) where the run measured the
+    case with the same code (harness and case digests), else None."""
+    best = newest.get((fact["setting"], case_id))
+    if best is not None and (fact["harness"], fact["cases"].get(case_id)) == best[2:]:
+        return best
+    return None
+
+
 def complete_runs_of_same_code(
     pairs: set[tuple[str, str]],
     facts: Mapping[str, Mapping[str, Any]],
@@ -251,8 +262,7 @@ def complete_runs_of_same_code(
         if fact is None or fact.get("status") != "complete":
             continue
         key = (fact["setting"], case_id)
-        best = newest.get(key)
-        if best is not None and (fact["harness"], fact["cases"].get(case_id)) == best[2:]:
+        if newest_of_same_code(fact, case_id, newest) is not None:
             candidate = (fact["started"], run_id)
             if key not in out or candidate > out[key]:
                 out[key] = candidate
@@ -274,8 +284,8 @@ def partial_runs_given_way(
         if fact is None or fact.get("status") != "partial":
             continue
         key = (fact["setting"], case_id)
-        best = newest.get(key)
-        if best is None or (fact["harness"], fact["cases"].get(case_id)) != best[2:]:
+        best = newest_of_same_code(fact, case_id, newest)
+        if best is None:
             continue  # another harness or case files: supersede's other reasons apply
         if key in completed:
             out[run_id, case_id] = (PARTIAL_BESIDE_COMPLETE, completed[key])
@@ -299,8 +309,7 @@ def contended_runs(
         fact = facts.get(run_id)
         if fact is None or fact["harness"] is None or contention(fact, quiet_load_max) is None:
             continue
-        best = newest.get((fact["setting"], case_id))
-        if best is not None and (fact["harness"], fact["cases"].get(case_id)) == best[2:]:
+        if newest_of_same_code(fact, case_id, newest) is not None:
             same_code[(fact["setting"], case_id)].append(run_id)
     out: dict[tuple[str, str], tuple[str, str]] = {}
     for (_, case_id), run_ids in same_code.items():

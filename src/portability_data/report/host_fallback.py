@@ -18,6 +18,7 @@ import pandas as pd
 
 from portability_data.pipeline.aggregate_subtests import FAILING, supersede
 from portability_data.pipeline.frames import plain_frame
+from portability_data.report.inputs import FAILING as FAILING_FUNCTION_OUTCOMES
 from portability_data.report.inputs import setting_label
 from portability_data.report.render import Section
 from portability_data.tables.tableio import read_table
@@ -203,7 +204,6 @@ def xla_then_now(rows: pd.DataFrame, changes: pd.DataFrame, moves: pd.DataFrame)
     return pd.DataFrame(out, columns=columns)
 
 
-FAILING_OUTCOMES = ("partial_failure", "complete_failure")
 # what the XLA layer did with a function (_on_device) -> its count's column in the summary
 ON_DEVICE = {
     "lowered": "now_lowered",
@@ -233,8 +233,8 @@ def xla_then_now_summary(table: pd.DataFrame) -> pd.DataFrame:
             {
                 "now_setting": setting,
                 "n_functions": len(group),
-                "failing_then": int(group["then_outcome"].isin(FAILING_OUTCOMES).sum()),
-                "failing_now": int(group["now_outcome"].isin(FAILING_OUTCOMES).sum()),
+                "failing_then": int(group["then_outcome"].isin(FAILING_FUNCTION_OUTCOMES).sum()),
+                "failing_now": int(group["now_outcome"].isin(FAILING_FUNCTION_OUTCOMES).sum()),
                 "host_fallback_now": int((group["now_outcome"] == "host_fallback").sum()),
                 **{name: int(changed.get(name, 0)) for name in ("fixed", "broke", "falls_back_now")},
                 **{column: int(device.get(kind, 0)) for kind, column in ON_DEVICE.items()},
