@@ -557,3 +557,44 @@ def test_values_off_the_oracle_are_deviations_not_failures() -> None:
     assert status_of({**base, "outcome": "timeout", "error_type": "Timeout"}) == "timeout"
     unconfirmed = {**base, "error_type": "RuntimeError", "samples_failed": 4, "confirmation": None}
     assert status_of(unconfirmed) == "unconfirmed"  # never run alone: not the framework's failure yet
+
+
+def test_an_entry_the_installed_wheel_lacks_is_listed_not_in_wheel_never_failed(tmp_path: Path) -> None:
+    """The xla environment pins torch 2.9 while the manifests are harvested from torch 2.13: an
+    entry added since (linear_cross_entropy, native_group_norm, ...) is not in 2.9's op_db. Its
+    subtest is skipped with the reason (no confirmation: nothing failed), the support matrix lists
+    the pair as not_in_wheel, and the report counts it apart and not as a measured function."""
+    from portability_data.report.census import coverage, status_summary
+
+    root = census_repo(tmp_path / "repo", {"abs": ["float32"]})
+    manifest_path = root / "cases" / "torch" / "census" / "opinfo.yaml"
+    manifest = yaml.safe_load(manifest_path.read_text())
+    gone = {
+        **manifest["entries"][0],
+        "entry": "abs.gone_from_this_wheel",
+        "case_id": "torch.census.opinfo.abs.gone_from_this_wheel",
+        "function": "torch.gone_from_this_wheel",
+    }
+    manifest["entries"].append(gone)
+    manifest_path.write_text(yaml.safe_dump(manifest, sort_keys=False))
+    paths = Paths.under(root)
+    spec = RunSpec(framework="torch", device="cpu", repeats=1, timeout_s=300, suite="census")
+    run_id = run(spec, paths, log=lambda message: None)
+    results = pq.read_table(paths.results_dir / "portability" / f"{run_id}.parquet").to_pandas()
+    by_subtest = results.set_index("subtest")
+    skipped = by_subtest.loc["test_entry[abs.gone_from_this_wheel-float32]"]
+    assert skipped["outcome"] == "skipped" and pd.isna(skipped["confirmation"])
+    assert skipped["error_message"] == (
+        f"Skipped: not in this wheel: abs.gone_from_this_wheel is absent from the installed torch "
+        f"{torch.__version__}'s torch.testing._internal.common_methods_invocations.op_db "
+        f"(the manifest was harvested from {manifest['framework_version']})"
+    )
+    assert by_subtest.loc["test_entry[abs-float32]", "outcome"] == "passed"
+
+    matrix = support_matrix(results, read_table("runs", paths.runs_dir), None)
+    status = matrix.set_index("entry")["status"]
+    assert status.to_dict() == {"abs": "works", "abs.gone_from_this_wheel": "not_in_wheel"}
+    summary = status_summary(matrix).iloc[0]
+    counted = ("works", "not_in_wheel", "faults", "functions_failing")
+    assert [summary[column] for column in counted] == [1, 1, 0, 0]
+    assert coverage(matrix, None, None).iloc[0]["measured_functions"] == 1

@@ -21,6 +21,7 @@ import pandas as pd
 
 from portability_data.pipeline.aggregate_subtests import supersede
 from portability_data.pipeline.frames import plain_frame
+from portability_data.runner.census_rows import NOT_IN_WHEEL
 from portability_data.tables.contracts import is_census_case
 
 # The declared table's device types for our devices, as each framework names them (PyTorch's
@@ -69,6 +70,9 @@ def status_of(row: dict[str, Any]) -> str:
         return "works"
     if outcome == "host_fallback":
         return "host_fallback"
+    skip_reason = str(row.get("error_message") or "").removeprefix("Skipped: ")
+    if outcome == "skipped" and skip_reason.startswith(NOT_IN_WHEEL):
+        return "not_in_wheel"
     if outcome in FAULTS:
         return outcome
     if outcome == "failed" and pd.isna(row.get("confirmation")):

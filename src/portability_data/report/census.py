@@ -28,7 +28,9 @@ from portability_data.tables.tableio import read_table
 
 SETTING = ["framework", "device", "mode"]
 FAILING_STATUS = ("fails", "partial")
-KINDS = ("works", "partial", "fails", "deviates", "unconfirmed")  # the rest are the worker's faults
+# host_fallback: ran with ops on the host; not_in_wheel: not measured (the wheel lacks the entry);
+# the rest are the worker's faults
+KINDS = ("works", "partial", "fails", "deviates", "unconfirmed", "host_fallback", "not_in_wheel")
 API_KINDS = ("function", "method", "class")
 TOP_FINDINGS = 8  # per framework
 SAMPLE_2026 = "portability2026"
@@ -94,7 +96,7 @@ def coverage(
     """Per framework: public functions, measured ones, and the share of calls they account for."""
     records = []
     for framework, group in matrix.groupby("framework"):
-        measured = set(group["function"])
+        measured = set(group.loc[group["status"] != "not_in_wheel", "function"])
         public = set()
         if api is not None and len(api):
             mine = api[(api["framework"] == framework) & api["kind"].isin(API_KINDS)]

@@ -25,6 +25,7 @@ SUPPORT_STATUSES = (
     "memory",
     "unknown",
     "host_fallback",  # it ran, with some op on the host instead of the device (XLA's counters)
+    "not_in_wheel",  # the installed wheel lacks the entry (the manifest's is another version): not measured
 )
 DECLARED_DTYPE = ("supported", "unsupported")
 FINDINGS = ("declared_unsupported_works", "declared_supported_fails")
@@ -43,7 +44,13 @@ SUPPORT_MATRIX = _schema(
         _field("device_model", _str, False, "hardware model"),
         _field("mode", _str, False, "eager or compiled"),
         _field("run_id", _str, False, "the census run (newest of its setting)"),
-        _field("status", _str, False, "works, partial/fails (some/all samples raised), deviates, a fault"),
+        _field(
+            "status",
+            _str,
+            False,
+            "works, partial/fails (some/all samples raised), deviates, unconfirmed, host_fallback, "
+            "not_in_wheel (not measured), a fault",
+        ),
         _field("samples", _i64, True, "samples run (null: the generator raised before any ran)"),
         _field("samples_failed", _i64, True, "samples that raised or left the tolerance"),
         _field("oracle", _str, True, "reference (NumPy), eager, cpu or none"),
