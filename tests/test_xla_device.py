@@ -42,6 +42,14 @@ CASES = {
     "    assert out.flatten().tolist() == [0, 2, 4]\n",
     # an output returned on the host
     "Tensor_cpu": "def test_to_host(device, timed):\n    timed(lambda t: t.cpu(), torch.ones(3))\n",
+    # XLA cannot lower abs on bool; the failed graph leaves its live tensors without data, so the
+    # next subtest in the same worker fails ("Check failed: tensor_data") unless the harness drops
+    # the failure's frames first (harness.release_subtest)
+    "abs": "def test_bool(device, timed):\n"
+    "    flags = torch.ones(3, dtype=torch.bool)\n"
+    "    timed(torch.abs, flags)\n\n\n"
+    "def test_after_a_failure(device, timed):\n"
+    "    assert timed(torch.abs, -torch.ones(3)).tolist() == [1.0, 1.0, 1.0]\n",
 }
 
 
@@ -78,10 +86,8 @@ def test_a_torch_run_on_xla_records_host_fallback_and_compiles(xla_python: Path,
     )  # fmt: skip
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     run_id = done.stdout.strip().splitlines()[-1]
-    rows = {
-        r["case_id"]: r
-        for r in pq.read_table(next((checkout / "data" / "results").rglob(f"{run_id}.parquet"))).to_pylist()
-    }
+    rows_of = pq.read_table(next((checkout / "data" / "results").rglob(f"{run_id}.parquet"))).to_pylist()
+    rows = {r["case_id"]: r for r in rows_of}
     lowered, fell_back, to_host = rows["torch.argsort"], rows["torch.nonzero"], rows["torch.Tensor_cpu"]
     assert lowered["outcome"] == "passed" and lowered["host_fallback_ops"] == []
     assert (lowered["device_compiles"], lowered["device_compiles_timed"]) == (1, 0)
@@ -91,6 +97,11 @@ def test_a_torch_run_on_xla_records_host_fallback_and_compiles(xla_python: Path,
     assert to_host["outcome"] == "host_fallback" and to_host["error_type"] == "HostPlacementError"
     # a host fallback counts only once it recurs alone in a fresh worker
     assert fell_back["confirmation"] == to_host["confirmation"] == "confirmed"
+    by_subtest = {r["subtest"]: r for r in rows_of}
+    not_lowered, after = by_subtest["test_bool"], by_subtest["test_after_a_failure"]
+    assert not_lowered["outcome"] == "failed" and "aten::abs" in not_lowered["error_message"]
+    assert not_lowered["confirmation"] == "confirmed"
+    assert (after["outcome"], after["confirmation"]) == ("passed", None), after
     assert {r["device"] for r in rows.values()} == {"xla"}
     assert {r["device_model"] for r in rows.values()} == {"XLA CPU (PJRT)"}
     run = pq.read_table(next((checkout / "data" / "runs").rglob(f"{run_id}.parquet"))).to_pylist()[0]

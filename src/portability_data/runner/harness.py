@@ -24,7 +24,9 @@ host (HostPlacementError), is `host_fallback`, with the ops named, never `passed
 
 from __future__ import annotations
 
+import gc
 import os
+import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -214,7 +216,26 @@ _start_key = pytest.StashKey[float]()
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> Any:
     item.stash[_start_key] = time.perf_counter()
-    return (yield)
+    try:
+        return (yield)
+    finally:
+        release_subtest(item)
+
+
+def release_subtest(item: pytest.Item) -> None:
+    """Drop what a finished subtest still holds, so the next one starts on a clean device.
+    On XLA a graph that failed to lower leaves its live tensors without data, and every later
+    sync takes in all live tensors: while the failure's frames keep them alive, each following
+    subtest fails with "Check failed: tensor_data" (tested: tests/test_xla_device.py). pytest keeps
+    the last failure's traceback for post-mortem debugging (sys.last_*), and the item keeps its
+    timer (compiled functions and the constants they captured) for the rest of the session."""
+    if _timer_key in item.stash:
+        del item.stash[_timer_key]
+    held = [name for name in ("last_exc", "last_type", "last_value", "last_traceback") if hasattr(sys, name)]
+    for name in held:
+        delattr(sys, name)
+    if held:
+        gc.collect()  # the failure's frames and tensors reference each other
 
 
 def pytest_runtest_logstart(nodeid: str, location: tuple) -> None:
