@@ -178,3 +178,27 @@ def test_host_reads_are_counted_as_torch_xla_counts_them_and_named_apart() -> No
     )  # fmt: skip
     table = xla_then_now(rows, changes, pd.DataFrame(columns=["now_setting", "function"]))
     assert list(table["on_device_now"]) == ["fell back (host reads only)", "fell back"]
+
+
+def test_census_rows_are_counted_apart_and_stay_out_of_the_then_and_now() -> None:
+    """A census entry and a curated case of the same function (torch.argsort) are two suites: the
+    summary and the top functions count them apart, and the then/now (the study measured curated
+    cases only) reads the curated case alone: argsort stays lowered although its census entry fell
+    back."""
+    census = _row("torch.argsort", "test_entry[argsort-float32]", "host_fallback", ["aten::sort"], 7)
+    census["case_id"] = "torch.census.opinfo.argsort"
+    rows = pd.concat([ROWS, pd.DataFrame([census])], ignore_index=True)
+    summary = setting_summary(rows).set_index("suite")
+    assert list(summary.index) == ["census", "curated"]
+    assert (summary.loc["census", "n_functions"], summary.loc["census", "rows_host_fallback"]) == (1, 1)
+    curated_alone = setting_summary(ROWS).set_index("suite").loc["curated"]
+    assert summary.loc["curated"].to_dict() == curated_alone.to_dict()
+    top = top_functions(rows).set_index(["suite", "function"])
+    assert top.loc[("census", "torch.argsort"), "host_fallback_calls"] == 7
+    assert ("curated", "torch.argsort") not in top.index  # its curated case fell back nowhere
+    changes = pd.DataFrame(
+        [{"framework": "torch", "function": "torch.argsort", "then_setting": THEN,
+          "then_outcome": "success", "now_setting": NOW, "now_outcome": "success", "change": "still_works"}]
+    )  # fmt: skip
+    [argsort] = xla_then_now(rows, changes, pd.DataFrame()).to_dict("records")
+    assert (argsort["on_device_now"], argsort["subtests"], argsort["fallback_ops"]) == ("lowered", 1, "")

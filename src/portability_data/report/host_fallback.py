@@ -21,6 +21,7 @@ from portability_data.pipeline.frames import plain_frame
 from portability_data.report.inputs import FAILING as FAILING_FUNCTION_OUTCOMES
 from portability_data.report.inputs import setting_label
 from portability_data.report.render import Section
+from portability_data.tables.contracts import is_census_case
 from portability_data.tables.tableio import read_table
 
 XLA_DEVICES = ("xla", "tpu")
@@ -31,6 +32,14 @@ SETTING = ["framework", "framework_version", "device", "device_model", "mode"]
 # pending graph and copies the scalar back (PyTorch/XLA "Troubleshooting": its counters list it among
 # the fallback ops). Kept as torch_xla counts it, and named apart so a reader can tell the two.
 HOST_READ_OPS = frozenset({"aten::_local_scalar_dense"})
+
+
+def suites(rows: pd.DataFrame) -> pd.Series:
+    """census or curated per row: a census entry (torch.census.opinfo.abs) and a curated case of
+    the same function (torch.abs) are counted apart, and only curated cases meet the study's."""
+    return pd.Series(
+        ["census" if is_census_case(case) else "curated" for case in rows["case_id"]], index=rows.index
+    )
 
 
 def op_kind(op: str) -> str:
@@ -68,15 +77,15 @@ def _fell_back(frame: pd.DataFrame) -> pd.Series:
 
 
 def setting_summary(rows: pd.DataFrame) -> pd.DataFrame:
-    """Per XLA setting: subtests by outcome, functions with a host fallback, compilations."""
+    """Per XLA setting and suite: subtests by outcome, functions with a host fallback, compilations."""
     out = []
-    for setting, group in rows.groupby(SETTING, sort=True):
+    for setting, group in rows.assign(suite=suites(rows)).groupby([*SETTING, "suite"], sort=True):
         subtests = group.groupby(["case_id", "subtest"])
         fell = group[_fell_back(group)]
         compiles = group["device_compiles"].dropna()
         out.append(
             {
-                **dict(zip(SETTING, setting)),
+                **dict(zip([*SETTING, "suite"], setting)),
                 "n_functions": group["function"].nunique(),
                 "n_subtests": subtests.ngroups,
                 "rows_passed": int((group["outcome"] == "passed").sum()),
@@ -97,9 +106,11 @@ def setting_summary(rows: pd.DataFrame) -> pd.DataFrame:
 
 
 def top_functions(rows: pd.DataFrame, limit: int = TOP_FUNCTIONS) -> pd.DataFrame:
-    """The functions with the most host executions of fallen-back ops (per setting), with the ops."""
+    """The functions with the most host executions of fallen-back ops (per setting and suite),
+    with the ops."""
     out = []
-    for keys, group in rows.groupby([*SETTING, "function"], sort=True):
+    keyed = [*SETTING, "suite", "function"]
+    for keys, group in rows.assign(suite=suites(rows)).groupby(keyed, sort=True):
         counted = group[_counted(group)]
         fell = counted[counted["outcome"] == "host_fallback"]
         calls = counted["host_fallback_calls"].fillna(0).sum()
@@ -108,7 +119,7 @@ def top_functions(rows: pd.DataFrame, limit: int = TOP_FUNCTIONS) -> pd.DataFram
         ops: Counter[str] = Counter(op for ops_ in counted["host_fallback_ops"].dropna() for op in ops_)
         out.append(
             {
-                **dict(zip([*SETTING, "function"], keys)),
+                **dict(zip(keyed, keys)),
                 "subtests": group.groupby(["case_id", "subtest"]).ngroups,
                 "subtests_host_fallback": fell.groupby(["case_id", "subtest"]).ngroups,
                 "host_fallback_calls": int(calls),
@@ -156,6 +167,8 @@ def xla_then_now(rows: pd.DataFrame, changes: pd.DataFrame, moves: pd.DataFrame)
         "now_ms", "ratio_now_vs_then", "on_device_now", "subtests_host_fallback", "subtests",
         "compiles_per_timed_call", "fallback_ops",
     ]  # fmt: skip
+    if not rows.empty:
+        rows = rows[suites(rows) == "curated"]  # the study measured its curated cases only
     if rows.empty or changes.empty:
         return pd.DataFrame(columns=columns)
     labelled = rows.assign(
