@@ -51,6 +51,19 @@ def test_unknown_device_is_refused_before_anything_runs() -> None:
     assert out.returncode == 2 and "invalid choice: 'npu'" in out.stderr
 
 
+def test_run_needs_a_framework_except_to_close_a_run(tmp_path) -> None:
+    """--close RUN_ID: the run id names the framework; a new run must say whose cases it runs,
+    and --close goes with neither --dry-run nor --resume (each refused with what to do)."""
+    cli = [sys.executable, "-m", "portability_data.cli", "run"]
+    bare = subprocess.run(
+        [*cli, "--device", "cpu"], capture_output=True, text=True, check=False, cwd=tmp_path
+    )
+    assert bare.returncode != 0 and "--framework is required" in bare.stderr
+    both = [*cli, "--close", "torch-cpu-eager-20990101T000000Z-abcdef", "--dry-run"]
+    mixed = subprocess.run(both, capture_output=True, text=True, check=False, cwd=tmp_path)
+    assert mixed.returncode != 0 and "not with --dry-run or --resume" in mixed.stderr
+
+
 def test_run_does_not_import_the_pipeline_stack() -> None:
     code = (
         "import sys; from portability_data import cli; "
@@ -67,7 +80,23 @@ def test_tables_written_by_the_cli_carry_the_dataset_version(repo_root, tmp_path
     import yaml
 
     out = tmp_path / "cases.parquet"
-    subprocess.run([sys.executable, "-m", "portability_data.cli", "cases", "--no-collect", "--api", "none",
-                    "--samples", "none", "--out", str(out)], cwd=repo_root, check=True, capture_output=True)
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "portability_data.cli",
+            "cases",
+            "--no-collect",
+            "--api",
+            "none",
+            "--samples",
+            "none",
+            "--out",
+            str(out),
+        ],
+        cwd=repo_root,
+        check=True,
+        capture_output=True,
+    )
     version = yaml.safe_load((repo_root / "params.yaml").read_text())["dataset"]["version"]
     assert pq.read_schema(out).metadata[b"dataset_version"] == version.encode()

@@ -257,7 +257,7 @@ def test_a_killed_run_can_be_closed_as_partial(case_repo) -> None:
     runner.wait()
     run_id = next(paths.journal_dir.glob("*.jsonl")).stem
     subprocess.run(
-        [sys.executable, "-m", "portability_data.cli", "run", "--framework", "torch", "--close", run_id],
+        [sys.executable, "-m", "portability_data.cli", "run", "--close", run_id],  # the id names the rest
         cwd=case_repo.root,
         env=env,
         check=True,

@@ -146,7 +146,11 @@ COMMANDS: tuple[Command, ...] = (
         commands.cmd_run,
         "Run the cases of one framework on one device and mode; append a result shard "
         "(exit 1 if a case file could not be collected; failed subtests are data).",
-        arg("--framework", choices=FRAMEWORKS, required=True, help="whose cases to run"),
+        arg(
+            "--framework",
+            choices=FRAMEWORKS,
+            help="whose cases to run (required, except with --close: the run id names it)",
+        ),
         arg("--device", choices=DEVICES, default="cpu", help="the device under test (one per run)"),
         arg(
             "--mode",
