@@ -107,3 +107,28 @@ def test_a_torch_run_on_xla_records_host_fallback_and_compiles(xla_python: Path,
     run = pq.read_table(next((checkout / "data" / "runs").rglob(f"{run_id}.parquet"))).to_pylist()[0]
     assert run["framework_version"].startswith("2.9") and run["driver"].startswith("torch_xla 2.9")
     assert json.loads(run["build"])["pjrt_device"] == "CPU"
+
+
+def test_the_module_census_finds_the_classes_torch_xla_rebinds(xla_python: Path) -> None:
+    """Importing torch_xla binds torch.nn.GRU to torch_xla's own GRU, which torch's ModuleInfo
+    database then names "GRU": the census still finds the entry nn.GRU (the class a user of the
+    device gets) and lists nothing as absent from the wheel that is in it."""
+    code = (
+        "import importlib.util, torch, torch_xla, yaml\n"
+        "path = 'cases/torch/census/test_module.py'\n"
+        "spec = importlib.util.spec_from_file_location('census_module', path)\n"
+        "module = importlib.util.module_from_spec(spec); spec.loader.exec_module(module)\n"
+        "found = module.infos_by_entry()\n"
+        "assert found['nn.GRU'].module_cls is torch.nn.GRU, found['nn.GRU'].module_cls\n"
+        "print(torch.nn.GRU.__module__)\n"
+        "entries = yaml.safe_load(open('cases/torch/census/module.yaml'))['entries']\n"
+        "print(sorted(e['entry'] for e in entries if e['entry'] not in found))\n"
+    )
+    done = subprocess.run(
+        [str(xla_python), "-c", code], cwd=REPO_ROOT, capture_output=True, text=True, check=False,
+        timeout=300, env={**os.environ, "PJRT_DEVICE": "CPU"},
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-3000:]
+    rebound_in, absent = done.stdout.strip().splitlines()[-2:]
+    assert rebound_in == "torch_xla.experimental.gru"
+    assert absent == "['nn.LinearCrossEntropyLoss']"  # added to torch after 2.9 (the manifest: 2.13)

@@ -33,10 +33,19 @@ pytest_generate_tests = CENSUS.generate_tests
 
 @cache
 def infos_by_entry() -> dict[str, Any]:
-    """entry (nn.Linear) -> ModuleInfo, from the wheel's database."""
+    """entry (nn.Linear) -> ModuleInfo, from the wheel's database. The database names an entry
+    after its class's module, so where a device's package rebinds a public class (importing
+    torch_xla binds torch.nn.GRU to torch_xla.experimental.gru.GRU, which the database then calls
+    "GRU") the entry keeps its public name: it is the nn.GRU a user of that device gets."""
     from torch.testing._internal.common_modules import module_db
 
-    return {info.name: info for info in module_db}
+    by_entry = {}
+    for info in module_db:
+        module_cls = info.module_cls
+        rebound = getattr(torch.nn, module_cls.__name__, None) is module_cls
+        name = info.name if info.name.startswith("nn.") or not rebound else f"nn.{module_cls.__name__}"
+        by_entry[name] = info
+    return by_entry
 
 
 def test_entry(census_pair: tuple[str, str], device: Any, timed: Any, record_property: Any) -> None:
