@@ -175,7 +175,7 @@ def test_sigkill_then_resume_loses_nothing_and_duplicates_nothing(case_repo, kil
     )
     run_id = next(paths.journal_dir.glob("*.jsonl")).stem
     resumed = subprocess.run(
-        [sys.executable, "-m", "portability_data.cli", "run", "--framework", "torch", "--resume", run_id],
+        [sys.executable, "-m", "portability_data.cli", "run", "--resume", run_id],  # as the README says it
         cwd=case_repo.root,
         env=env,
         capture_output=True,

@@ -149,7 +149,7 @@ COMMANDS: tuple[Command, ...] = (
         arg(
             "--framework",
             choices=FRAMEWORKS,
-            help="whose cases to run (required, except with --close: the run id names it)",
+            help="whose cases to run (required, except with --resume or --close: the run id names it)",
         ),
         arg("--device", choices=DEVICES, default="cpu", help="the device under test (one per run)"),
         arg(

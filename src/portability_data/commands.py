@@ -138,34 +138,36 @@ def cmd_run(args: argparse.Namespace) -> None:
     from portability_data.runner.spec import Paths, RunError, RunSpec
     from portability_data.runner.supervisor import run, shard_path
 
-    if args.close:
-        from portability_data.runner.supervisor import close_partial
+    try:
+        if args.close:
+            from portability_data.runner.supervisor import close_partial
 
-        try:
             if args.dry_run or args.resume:
                 raise RunError("--close writes a killed run's shard: not with --dry-run or --resume")
             print(close_partial(args.close, Paths.under(_repo_root())))
-        except RunError as exc:
-            raise SystemExit(f"error: {exc}") from None
-        return
-    if args.framework is None:
-        raise SystemExit("error: --framework is required (whose cases to run), except with --close RUN_ID")
-    spec = RunSpec(
-        framework=args.framework,
-        device=args.device,
-        mode=args.mode,
-        repeats=args.repeats,
-        timeout_s=args.timeout,
-        memory_mb=args.memory_mb,
-        cases=tuple(args.cases or ()),
-        suite=args.suite,
-    )
-    try:
+            return
+        if args.resume and args.dry_run:
+            raise RunError("--dry-run plans a new run; it does not go with --resume or --close")
+        if args.framework is None and args.resume:
+            from portability_data.runner.supervisor import resume_state
+
+            spec = resume_state(args.resume, Paths.under(_repo_root())).spec  # the run id's own
+        elif args.framework is None:
+            raise RunError("--framework is required (whose cases to run), except with --resume or --close")
+        else:
+            spec = RunSpec(
+                framework=args.framework,
+                device=args.device,
+                mode=args.mode,
+                repeats=args.repeats,
+                timeout_s=args.timeout,
+                memory_mb=args.memory_mb,
+                cases=tuple(args.cases or ()),
+                suite=args.suite,
+            )
         if args.dry_run:
             from portability_data.runner.probe import dry_run
 
-            if args.resume:
-                raise RunError("--dry-run plans a new run; it does not go with --resume or --close")
             if not dry_run([spec], Paths.under(_repo_root())):
                 raise SystemExit(1)
             return
