@@ -598,3 +598,49 @@ def test_an_entry_the_installed_wheel_lacks_is_listed_not_in_wheel_never_failed(
     counted = ("works", "not_in_wheel", "faults", "functions_failing")
     assert [summary[column] for column in counted] == [1, 1, 0, 0]
     assert coverage(matrix, None, None).iloc[0]["measured_functions"] == 1
+
+
+def test_moving_off_the_cpu_counts_each_pair_by_what_the_device_did_to_it() -> None:
+    """The census on the CPU beside the census on xla (torch 2.13 there, torch 2.9 here): a pair
+    working on both, one lost on the device (its error named), one falling back to the host, one
+    gained, one failing on both, and one not in the device's wheel (not compared)."""
+    from portability_data.report.census import device_moves
+
+    pairs = [  # (entry, dtype, on the cpu, on xla)
+        ("add", "float32", "works", "works"),
+        ("cumsum", "float32", "works", "fails"),
+        ("cumsum", "int64", "works", "partial"),
+        ("nonzero", "float32", "works", "host_fallback"),
+        ("abs", "bool", "fails", "works"),
+        ("abs", "complex32", "fails", "fails"),
+        ("native_group_norm", "float32", "works", "not_in_wheel"),
+    ]
+    rows = []
+    for entry, dtype, on_cpu, on_xla in pairs:
+        for device, status, version, run_id in (
+            ("cpu", on_cpu, "2.13.0+cpu", "torch-cpu-eager-census-20261128T000000Z-aaaaaa"),
+            ("xla", on_xla, "2.9.0+cu128", "torch-xla-eager-census-20261128T000000Z-bbbbbb"),
+        ):
+            row = matrix_row(f"torch.{entry}", dtype, status, "supported")
+            failing = status not in ("works", "host_fallback", "not_in_wheel")
+            row |= {"device": device, "framework_version": version, "run_id": run_id,
+                    "device_model": "XLA CPU (PJRT)" if device == "xla" else "AMD EPYC",
+                    "error_message": "Value out of range (expected to be in range of [0, -1])\nmore"
+                    if failing else None}  # fmt: skip
+            rows.append(row)
+    older_cpu = matrix_row("torch.add", "float32", "fails", "supported")  # an older run of another CPU
+    older_cpu |= {"framework_version": "2.12.0", "run_id": "torch-cpu-eager-census-20261101T000000Z-cccccc",
+                  "device_model": "Intel Xeon", "error_message": None}  # fmt: skip
+    matrix = pd.DataFrame([*rows, older_cpu])
+    summary, lost = device_moves(matrix)
+    [moved] = summary.to_dict("records")
+    versions = (moved["device"], moved["cpu_version"], moved["device_version"])
+    assert versions == ("xla", "2.13.0+cpu", "2.9.0+cu128")  # the newest CPU run's pair, not the older
+    moves = ("pairs_both", "works_both", "lost", "falls_back", "gained", "fails_both")
+    assert [moved[move] for move in moves] == [7, 1, 2, 1, 1, 1]
+    assert moved["not_compared"] == 1 and (moved["functions_lost"], moved["functions_falling_back"]) == (1, 1)
+    [cumsum] = lost.to_dict("records")
+    assert (cumsum["function"], cumsum["pairs_lost"]) == ("torch.cumsum", 2)
+    assert cumsum["dtypes"] == "float32, int64"
+    assert cumsum["error"] == "Value out of range (expected to be in range of [0, -1])"
+    assert [frame.empty for frame in device_moves(matrix[matrix["device"] == "cpu"])] == [True, True]
