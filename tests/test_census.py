@@ -557,6 +557,13 @@ def test_values_off_the_oracle_are_deviations_not_failures() -> None:
     assert status_of({**base, "outcome": "timeout", "error_type": "Timeout"}) == "timeout"
     unconfirmed = {**base, "error_type": "RuntimeError", "samples_failed": 4, "confirmation": None}
     assert status_of(unconfirmed) == "unconfirmed"  # never run alone: not the framework's failure yet
+    # a crash or a host fallback is the framework's once it recurs alone too (a run closed partial
+    # before its confirmations leaves them unconfirmed); timeouts are never re-run alone (15 minutes)
+    for outcome in ("crashed", "host_fallback", "error"):
+        assert status_of({**base, "outcome": outcome, "confirmation": None}) == "unconfirmed", outcome
+    assert status_of({**base, "outcome": "crashed", "error_type": "WorkerCrashed"}) == "crashed"
+    assert status_of({**base, "outcome": "host_fallback", "error_type": "HostFallback"}) == "host_fallback"
+    assert status_of({**base, "outcome": "timeout", "confirmation": None}) == "timeout"
 
 
 def test_an_entry_the_installed_wheel_lacks_is_listed_not_in_wheel_never_failed(tmp_path: Path) -> None:

@@ -22,6 +22,7 @@ import pandas as pd
 from portability_data.pipeline.aggregate_subtests import supersede
 from portability_data.pipeline.frames import plain_frame
 from portability_data.runner.census_rows import NOT_IN_WHEEL
+from portability_data.runner.supervisor import CONFIRMED_OUTCOMES
 from portability_data.tables.contracts import is_census_case
 
 # The declared table's device types for our devices, as each framework names them (PyTorch's
@@ -68,6 +69,8 @@ def status_of(row: dict[str, Any]) -> str:
     outcome = row["outcome"]
     if outcome == "passed" or row.get("confirmation") == "order_dependent":
         return "works"
+    if outcome in CONFIRMED_OUTCOMES and pd.isna(row.get("confirmation")):
+        return "unconfirmed"  # the framework's only once it recurs alone in a fresh worker
     if outcome == "host_fallback":
         return "host_fallback"
     skip_reason = str(row.get("error_message") or "").removeprefix("Skipped: ")
@@ -75,8 +78,6 @@ def status_of(row: dict[str, Any]) -> str:
         return "not_in_wheel"
     if outcome in FAULTS:
         return outcome
-    if outcome == "failed" and pd.isna(row.get("confirmation")):
-        return "unconfirmed"  # a failure is the framework's only once confirmed alone in a fresh worker
     if row.get("error_type") == VALUES_OFF:
         return "deviates"  # it ran; its values left the tolerance policy (deviation columns say how far)
     samples, failed = row.get("samples"), row.get("samples_failed")

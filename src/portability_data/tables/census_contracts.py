@@ -11,8 +11,9 @@ from portability_data.tables.arrow_fields import table_schema as _schema
 
 # The census's support matrix: one row per function entry x dtype x setting of a census run.
 # works; partial / fails: some / all samples raised; deviates: ran, values off the oracle beyond the
-# tolerance policy (first failing sample); unconfirmed: failed or deviated, never confirmed alone
-# (its run was closed partial before the confirmations ended): not counted either way; the faults.
+# tolerance policy (first failing sample); unconfirmed: failed, deviated, crashed or fell back, never
+# confirmed alone (its run was closed partial before the confirmations ended): not counted either way;
+# the faults.
 SUPPORT_STATUSES = (
     "works",
     "partial",
