@@ -22,8 +22,7 @@ import pandas as pd
 from portability_data.pipeline.aggregate_subtests import supersede
 from portability_data.pipeline.frames import plain_frame
 from portability_data.runner.census_rows import NOT_IN_WHEEL
-from portability_data.runner.supervisor import CONFIRMED_OUTCOMES
-from portability_data.tables.contracts import is_census_case
+from portability_data.tables.contracts import CONFIRMED_OUTCOMES, is_census_case
 
 # The declared table's device types for our devices, as each framework names them (PyTorch's
 # databases: cuda, mps, xla; JAX's harness limitations: cpu, gpu, tpu).

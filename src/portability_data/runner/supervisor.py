@@ -334,7 +334,7 @@ class _Supervisor:
         nodes: dict[str, list[str] | None] = {}
         fell_back = set()
         for r in rows:
-            if r["outcome"] not in CONFIRMED_OUTCOMES or r["test_id"] in done:
+            if r["outcome"] not in contracts.CONFIRMED_OUTCOMES or r["test_id"] in done:
                 continue
             if r["outcome"] == "host_fallback":
                 fell_back.add(r["test_id"])
@@ -394,7 +394,6 @@ class _Supervisor:
 FAILING_OUTCOMES = frozenset({"failed", "error", "timeout", "crashed", "memory"})
 # Outcomes re-run alone before they count (timeout and memory are not: see confirm_failures): the
 # failing ones, and host fallback (a graph left pending by an earlier subtest must not be counted).
-CONFIRMED_OUTCOMES = frozenset({"failed", "error", "crashed", "host_fallback"})
 
 
 def _fault_event(test_id: str, outcome: str, error_type: str, message: str) -> dict[str, Any]:
@@ -497,7 +496,7 @@ def finish(state: RunState, paths: Paths, status: str = "complete") -> str:
     confirmations = state.journal.confirmations()
     for row in rows:
         found = confirmations.get(row["test_id"])
-        if found is not None and row["outcome"] in CONFIRMED_OUTCOMES:
+        if found is not None and row["outcome"] in contracts.CONFIRMED_OUTCOMES:
             row["confirmation"] = found["verdict"]
     shard = pa.Table.from_pylist(rows, schema=contracts.RESULTS)
     atomic_write_arrow(shard_path(paths, state.run_id, state.spec.source), shard, exclusive=True)

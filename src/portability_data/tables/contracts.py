@@ -102,6 +102,9 @@ EXECUTIONS = ("eager", "compiled", "graph_breaks", "eager_fallback", "not_routed
 # again), order_dependent (it passed alone: not counted as the framework's failure), inconclusive
 # (skipped or an outcome of another kind alone).
 CONFIRMATIONS = ("confirmed", "order_dependent", "inconclusive")
+# the outcomes a run re-runs alone in a fresh worker before they count (timeouts and memory kills are
+# not: each would cost its limit again); results.confirmation says how that went
+CONFIRMED_OUTCOMES = frozenset({"failed", "error", "crashed", "host_fallback"})
 # The study's printed numbers (table `published`) and what our aggregation of its raw data gives
 # for each (table `reproduction`).
 PUBLISHED_TABLES = ("per_function_latency", "outcome_counts", "stated_in_text")
