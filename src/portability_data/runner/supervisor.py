@@ -392,8 +392,9 @@ class _Supervisor:
 
 
 FAILING_OUTCOMES = frozenset({"failed", "error", "timeout", "crashed", "memory"})
-# Outcomes re-run alone before they count (timeout and memory are not: see confirm_failures): the
-# failing ones, and host fallback (a graph left pending by an earlier subtest must not be counted).
+# contracts.CONFIRMED_OUTCOMES are re-run alone before they count (timeout and memory are not: see
+# confirm_failures): the failing ones, and host fallback (a graph left pending by an earlier subtest
+# must not be counted).
 
 
 def _fault_event(test_id: str, outcome: str, error_type: str, message: str) -> dict[str, Any]:
