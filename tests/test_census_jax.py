@@ -136,6 +136,11 @@ def test_an_eager_census_run_measures_each_pair(tmp_path: Path) -> None:
         assert add["samples"] == len(add_kinds[dtype]) == len(add["op_latencies_ms"])
     # one correctly rounded operation: equal bits, but for XLA flushing denormal sums to zero
     assert by_subtest.loc["test_entry[add-int8]", "max_abs_error"] == 0.0
+    # result dtypes beside NumPy's on what jax ran (float64 inputs ran as float32: NumPy got those)
+    dtypes = ["result_dtype", "oracle_dtype", "dtype_mismatches"]
+    for dtype, returned in (("float32", "float32"), ("float64", "float32"), ("int8", "int8")):
+        assert tuple(by_subtest.loc[f"test_entry[add-{dtype}]", dtypes]) == (returned, returned, 0), dtype
+    assert by_subtest.loc["test_entry[abs-float32]", dtypes].isna().all()  # harnesses: no NumPy namesake
     assert 0 < by_subtest.loc["test_entry[add-float32]", "max_abs_error"] < 1e-44
 
 

@@ -210,6 +210,10 @@ def test_an_eager_census_run_measures_each_pair(tmp_path: Path) -> None:
     sqrt = by_subtest.loc["test_entry[sqrt-int32]"]
     assert (sqrt["outcome"], sqrt["oracle"], sqrt["samples_failed"]) == ("passed", "numpy", 0)
     assert sqrt["max_abs_error"] == 0.0  # one correctly rounded operation in float64
+    dtypes = ["result_dtype", "oracle_dtype", "dtype_mismatches"]
+    assert tuple(sqrt[dtypes]) == ("float64", "float64", 0)  # NumPy's promotion, as tnp claims
+    assert tuple(by_subtest.loc["test_entry[add-int8]", dtypes]) == ("int8", "int8", 0)
+    assert by_subtest.loc["test_entry[math.sin-float32]", dtypes].isna().all()  # mapped: not recorded
     sin = by_subtest.loc["test_entry[math.sin-float32]"]
     assert (sin["outcome"], sin["oracle"], sin["samples_failed"]) == ("passed", "numpy", 0)
     assert sin["max_abs_error"] < 1e-5 and sin["case_id"] == "tensorflow.census.mapped.math.sin"

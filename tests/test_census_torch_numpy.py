@@ -76,6 +76,11 @@ def test_an_eager_run_judges_torch_against_numpy_on_the_generators_inputs(tmp_pa
         "confirmed",
     )
     assert abs_bool["samples_failed"] == abs_bool["samples"] > 0
+    # result dtypes beside NumPy's: sqrt of int64 is float32 in torch, float64 in NumPy (promotion)
+    dtypes = ["result_dtype", "oracle_dtype", "dtype_mismatches"]
+    assert tuple(sin[dtypes]) == ("float32", "float32", 0)
+    assert tuple(sqrt[dtypes]) == ("float32", "float64", sqrt["samples"])
+    assert abs_bool[dtypes].isna().all()  # no sample returned
 
 
 def test_a_namesake_pair_reads_what_its_opinfo_entry_declares() -> None:
@@ -105,6 +110,16 @@ def test_a_namesake_pair_reads_what_its_opinfo_entry_declares() -> None:
     assert matrix.loc["float32", "declared_dtype"] == "supported"
     alone = support_matrix(results, None, declared)
     assert alone["declared_dtype"].isna().all()  # without the manifests' link nothing is declared
+    # the rows' result dtypes are the pair's (null where the row recorded none)
+    results["result_dtype"], results["oracle_dtype"], results["dtype_mismatches"] = "bool", "bool", 0
+    results.loc[0, ["result_dtype", "oracle_dtype", "dtype_mismatches"]] = [None, None, None]
+    carried = support_matrix(results, None, None).set_index(["framework", "dtype"])
+    assert tuple(carried.loc[("jax", "bool"), ["result_dtype", "oracle_dtype", "dtype_mismatches"]]) == (
+        "bool",
+        "bool",
+        0,
+    )
+    assert carried.loc[("torch", "bool"), ["result_dtype", "oracle_dtype", "dtype_mismatches"]].isna().all()
 
 
 def test_the_cross_framework_table_sets_torch_beside_jax_and_tensorflow() -> None:

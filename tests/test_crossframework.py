@@ -9,7 +9,12 @@ import pandas as pd
 import pytest
 import yaml
 
-from portability_data.pipeline.crossframework import crossframework, largest_disagreements, run_crossframework
+from portability_data.pipeline.crossframework import (
+    crossframework,
+    largest_disagreements,
+    promotion_differences,
+    run_crossframework,
+)
 from portability_data.tables.tableio import read_table, write_table
 from tests.conftest import REPO_ROOT
 
@@ -83,6 +88,59 @@ def test_one_name_in_two_frameworks_is_set_side_by_side_and_the_one_apart_named(
     broken.loc[0, "frameworks"] = 3
     with pytest.raises(Exception, match="frameworks must count"):
         write_table("crossframework", broken, tmp_path / "broken.parquet")
+
+
+def test_result_dtypes_on_the_same_inputs_are_compared_across_frameworks(tmp_path: Path) -> None:
+    """Frameworks that all work can still return different dtypes (promotion): the group says
+    `differs` and the report lists each framework's dtype beside NumPy's. A framework that ran other
+    inputs (JAX without x64: numpy_32bit) or recorded none is not held to the others."""
+    dtypes = ("result_dtype", "oracle_dtype", "dtype_mismatches")
+
+    def row(framework: str, origin: str, entry: str, dtype: str, returned, numpy, off, oracle="numpy"):
+        return {
+            **matrix_row(framework, origin, entry, dtype, "works"),
+            **dict(zip(dtypes, (returned, numpy, off))),
+            "oracle": oracle,
+        }
+
+    matrix = pd.DataFrame(
+        [
+            row("torch", "numpy", "sqrt", "int8", "float32", "float16", 7),
+            row("jax", "numpy", "sqrt", "int8", "float32", "float16", 7),
+            row("tensorflow", "tnp", "sqrt", "int8", "float16", "float16", 0),
+            row("torch", "numpy", "add", "float32", "float32", "float32", 0),
+            row("tensorflow", "tnp", "add", "float32", "float32", "float32", 0),
+            row("torch", "numpy", "mean", "float64", "float64", "float64", 0),
+            row("jax", "numpy", "mean", "float64", "float32", "float32", 0, oracle="numpy_32bit"),
+            row("torch", "numpy", "cos", "float32", None, None, None),  # measured before schema 8
+            row("tensorflow", "tnp", "cos", "float32", "float32", "float32", 0),
+        ]
+    )
+    table = crossframework(matrix)
+    verdict = table.drop_duplicates("name").set_index("name")["dtype_agreement"]
+    assert verdict["sqrt"] == "differs" and verdict["add"] == "same_dtype"
+    assert pd.isna(verdict["mean"]) and pd.isna(verdict["cos"])  # fewer than two held to each other
+    assert set(table["agreement"]) == {"agree"}  # every status works: only the dtypes part them
+    differences = promotion_differences(table)
+    assert differences.to_dict("records") == [
+        {
+            "name": "sqrt",
+            "dtype": "int8",
+            "device": "cpu",
+            "mode": "eager",
+            "numpy": "float16",
+            "results": "jax float32, tensorflow float16, torch float32",
+            "frameworks_off_numpy": 2,
+        }
+    ]
+    source, out = tmp_path / "support_matrix.parquet", tmp_path / "crossframework.parquet"
+    write_table("support_matrix", matrix, source)
+    lines = run_crossframework(source, out)
+    assert "result dtypes compared in 2 groups, 1 differ" in lines[1]
+    assert read_table("crossframework", out)["dtype_agreement"].value_counts().to_dict() == {
+        "same_dtype": 2,
+        "differs": 3,
+    }
 
 
 def test_without_two_frameworks_the_table_is_empty_and_valid(tmp_path: Path) -> None:

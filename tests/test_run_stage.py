@@ -242,7 +242,9 @@ def test_an_earlier_harness_kept_in_params_is_credited_and_stale_entries_refused
     assert json.loads(manifest.read_text())["earlier_harness"] == {"torch/cpu/eager": before}
 
     for entry, says in [
-        ({"torch/cpu/eager": today}, "that is today's harness"),
+        ({"torch/cpu/eager": today}, "is today's harness"),
+        ({"torch/cpu/eager": [before, before]}, "a list of distinct digests"),
+        ({"torch/cpu/eager": []}, "a list of distinct digests"),
         ({"torch/cpu/eager": "0" * 64}, "no complete run of torch/cpu/eager"),
         ({"torch/gpu/eager": before}, "not a setting of this stage"),
     ]:
@@ -254,10 +256,46 @@ def test_an_earlier_harness_kept_in_params_is_credited_and_stale_entries_refused
     spec = stage.setting_spec("torch", "cpu", "eager", 1, PARAMS)
     undated = {"status": "complete", "run_id": "old", "case_digests": '{"torch.one": "x"}'}
     assert stage.proven_digests(undated, spec, today, case_repo.root) == {}
-    assert stage.proven_digests(undated, spec, today, case_repo.root, earlier=before) == {}
+    assert stage.proven_digests(undated, spec, today, case_repo.root, earlier=(before,)) == {}
 
     _subset_run(case_repo, PARAMS, ["torch.one"], "remeasured")  # today's harness covers it now
     with pytest.raises(stage.EarlierHarnessError, match="re-measured"):
         stage.run_stage(kept, case_repo.root, manifest)
     assert stage.run_stage(PARAMS, case_repo.root, manifest) == ["remeasured"]
     assert "earlier_harness" not in json.loads(manifest.read_text())
+
+
+def test_a_setting_whose_cases_stand_on_two_earlier_harnesses_keeps_both(
+    case_repo, monkeypatch, capsys
+) -> None:
+    """A setting re-measured in part between two harness changes stands on two earlier harnesses:
+    params.yaml lists both, both runs are credited, and naming only one re-measures the other's
+    cases (the list is not a default: each digest must be named)."""
+    import json
+
+    from portability_data.pipeline import run_stage as stage
+    from portability_data.runner.provenance import harness_digest
+    from portability_data.runner.spec import Paths
+
+    case_repo.add("torch", "one", "def test_a():\n    assert True\n")
+    case_repo.add("torch", "two", "def test_b():\n    assert True\n")
+    asked = []
+    monkeypatch.setattr(stage, "run", lambda spec, *a, **k: asked.append(spec) or f"new-{len(asked)}")
+    manifest = case_repo.root / "manifest.json"
+    cases_dir = Paths.under(case_repo.root).cases_dir
+    _subset_run(case_repo, PARAMS, ["torch.one"], "first")
+    first = harness_digest(cases_dir)
+    (cases_dir / "conftest.py").write_text("# the second harness\n")
+    _subset_run(case_repo, PARAMS, ["torch.two"], "second")  # two, added since, measured on it
+    second = harness_digest(cases_dir)
+    (cases_dir / "conftest.py").write_text("# today's harness\n")
+
+    both = {**PARAMS, "earlier_harness": {"torch/cpu/eager": [first, second]}}
+    assert sorted(stage.run_stage(both, case_repo.root, manifest)) == ["first", "second"]
+    assert asked == []
+    assert f"{first[:12]}, {second[:12]}" in capsys.readouterr().out
+    assert json.loads(manifest.read_text())["earlier_harness"] == {"torch/cpu/eager": [first, second]}
+
+    only_first = {**PARAMS, "earlier_harness": {"torch/cpu/eager": first}}
+    stage.run_stage(only_first, case_repo.root, manifest)
+    assert [spec.cases for spec in asked] == [("torch.two",)]  # the second harness's run is not credited

@@ -32,6 +32,7 @@ import numpy as np
 from portability_data.runner.census_rows import CensusModule
 from portability_data.runner.generator import Sample, sample
 from portability_data.runner.oracle import NO_ORACLE, Judgement
+from portability_data.runner.promotion import DtypeLedger
 
 CENSUS = CensusModule(__file__)
 pytest_generate_tests = CENSUS.generate_tests
@@ -51,6 +52,7 @@ def test_entry(census_pair: tuple[str, str], device: Any, timed: Any, record_pro
     kinds = CENSUS.samples(entry["kinds"][dtype_name], timed.mode)
     function, reference = resolve(jnp, name), resolve(np, name)
     narrowed: list[bool] = []
+    ledger = DtypeLedger()
 
     def run_one(given: Sample) -> tuple[Any, Any]:
         on_device = [jax.device_put(array, device) for array in given.args]
@@ -58,8 +60,9 @@ def test_entry(census_pair: tuple[str, str], device: Any, timed: Any, record_pro
         # documented narrowing is recorded (oracle numpy_32bit), not failed
         host = [a.astype(d.dtype) for a, d in zip(given.args, on_device, strict=True)]
         narrowed.append(any(a.dtype != h.dtype for a, h in zip(given.args, host, strict=True)))
-        actual = timed(function, *on_device)
-        return _host(actual), _expected(reference, host)
+        actual, expected = _host(timed(function, *on_device)), _expected(reference, host)
+        ledger.note(actual, expected)
+        return actual, expected
 
     judgement = Judgement(CENSUS.tolerances)
     judgement.run(
@@ -67,6 +70,7 @@ def test_entry(census_pair: tuple[str, str], device: Any, timed: Any, record_pro
         run_one,
         label=lambda given: f"input {given.describe()}",
     )
+    ledger.record(record_property)
     judgement.record(record_property, "numpy_32bit" if any(narrowed) else "numpy")
 
 

@@ -33,6 +33,7 @@ import torch
 from portability_data.runner.census_rows import CensusModule
 from portability_data.runner.generator import Sample, sample
 from portability_data.runner.oracle import NO_ORACLE, Judgement, dtype_of, leaves
+from portability_data.runner.promotion import DtypeLedger
 
 CENSUS = CensusModule(__file__)
 pytest_generate_tests = CENSUS.generate_tests
@@ -64,12 +65,14 @@ def test_entry(census_pair: tuple[str, str], device: Any, timed: Any, record_pro
     function = resolve(torch, entry["function"].removeprefix("torch."))
     reference = resolve(np, name)
     narrowed: list[bool] = []
+    ledger = DtypeLedger()
 
     def run_one(given: Sample) -> tuple[Any, Any]:
         on_device = [as_tensor(array, device) for array in given.args]
         actual = timed(function, *on_device)
         expected = _expected(reference, given.args)
         narrowed.append(_narrower(actual, expected))
+        ledger.note(actual, expected)
         return actual, expected
 
     judgement = Judgement(CENSUS.tolerances)
@@ -78,6 +81,7 @@ def test_entry(census_pair: tuple[str, str], device: Any, timed: Any, record_pro
         run_one,
         label=lambda given: f"input {given.describe()}",
     )
+    ledger.record(record_property)
     judgement.record(record_property, "numpy_32bit" if any(narrowed) else "numpy")
 
 

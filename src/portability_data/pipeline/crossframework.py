@@ -50,7 +50,14 @@ COLUMNS = [
     "agreement",
     "stands_apart",
     "rel_error_spread",
+    "result_dtype",
+    "oracle_dtype",
+    "dtype_mismatches",
+    "dtype_agreement",
 ]
+# Rows whose framework ran what NumPy was given (JAX without x64 narrows 64-bit inputs to 32-bit:
+# oracle numpy_32bit): only these are held to each other's result dtypes.
+SAME_INPUTS = ("numpy",)
 
 
 def namesake_rows(matrix: pd.DataFrame) -> pd.DataFrame:
@@ -60,6 +67,9 @@ def namesake_rows(matrix: pd.DataFrame) -> pd.DataFrame:
         for framework, origin in zip(matrix["framework"], matrix["origin"], strict=True)
     ]
     rows = matrix[keep].copy()
+    for column in ("result_dtype", "oracle_dtype", "dtype_mismatches"):
+        if column not in rows:  # a support matrix from before rows recorded dtypes (schema 8)
+            rows[column] = None
     rows["name"] = rows["entry"]
     rows["reference"] = "numpy." + rows["entry"]
     return rows
@@ -100,7 +110,49 @@ def crossframework(matrix: pd.DataFrame) -> pd.DataFrame:
     spread = finite.groupby([rows[c] for c in GROUP]).transform(lambda s: s.max() - s.min())
     counted = finite.groupby([rows[c] for c in GROUP]).transform("count")
     rows["rel_error_spread"] = spread.where(counted >= 2)
+    rows["dtype_agreement"] = dtype_agreement(rows)
     return rows[COLUMNS].sort_values([*GROUP, "framework"], ignore_index=True)
+
+
+def dtype_agreement(rows: pd.DataFrame) -> pd.Series:
+    """Per row, its group's verdict on result dtypes: same_dtype or differs among the frameworks
+    that recorded them on the same inputs (SAME_INPUTS); null with fewer than two such."""
+    held = rows["result_dtype"].notna() & rows["oracle"].isin(SAME_INPUTS)
+    signatures = rows["result_dtype"].where(held)
+    keys = [rows[c] for c in GROUP]
+    recorded = signatures.groupby(keys).transform("count")
+    distinct = signatures.groupby(keys).transform("nunique")
+    verdict = np.where(distinct == 1, "same_dtype", "differs")
+    return pd.Series(np.where(recorded >= 2, verdict, None), index=rows.index, dtype=object)
+
+
+def promotion_differences(table: pd.DataFrame, limit: int | None = None) -> pd.DataFrame:
+    """The groups whose frameworks returned different dtypes on the same inputs: per name, dtype and
+    setting, each framework's result dtype and NumPy's (most frameworks apart first, then by name)."""
+    columns = ["name", "dtype", "device", "mode", "numpy", "results", "frameworks_off_numpy"]
+    differing = table[table["dtype_agreement"] == "differs"] if len(table) else table
+    if not len(differing):
+        return pd.DataFrame(columns=columns)
+    summary = []
+    for key, group in differing.groupby(GROUP):
+        held = group[group["result_dtype"].notna() & group["oracle"].isin(SAME_INPUTS)]
+        oracles = sorted(set(held["oracle_dtype"].dropna()))
+        summary.append(
+            {
+                **dict(zip(GROUP, key, strict=True)),
+                "numpy": " / ".join(oracles) or None,
+                "results": ", ".join(
+                    f"{f} {d}" for f, d in zip(held["framework"], held["result_dtype"], strict=True)
+                ),
+                "frameworks_off_numpy": int((held["dtype_mismatches"].fillna(0) > 0).sum()),
+            }
+        )
+    frame = pd.DataFrame(summary).sort_values(
+        ["frameworks_off_numpy", "name", "dtype"], ascending=[False, True, True]
+    )
+    return (
+        frame[columns].head(limit).reset_index(drop=True) if limit else frame[columns].reset_index(drop=True)
+    )
 
 
 def largest_disagreements(table: pd.DataFrame, limit: int = 10) -> pd.DataFrame:
@@ -155,9 +207,11 @@ def summary_lines(table: pd.DataFrame) -> list[str]:
         f"setting groups, {int((groups['agreement'] == 'disagree').sum())} of them disagreeing"
     ]
     for (device, mode), group in groups.groupby(["device", "mode"]):
+        compared = group[group["dtype_agreement"].notna()]
         lines.append(
             f"  {device}/{mode}: {group['name'].nunique()} names, {len(group)} groups, "
-            f"{int((group['agreement'] == 'disagree').sum())} disagree"
+            f"{int((group['agreement'] == 'disagree').sum())} disagree; result dtypes compared in "
+            f"{len(compared)} groups, {int((compared['dtype_agreement'] == 'differs').sum())} differ"
         )
     return lines
 

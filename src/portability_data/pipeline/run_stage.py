@@ -193,14 +193,14 @@ def proven_digests(
     harness: str,
     repo_root: Path,
     host: str = "",
-    earlier: str | None = None,
+    earlier: tuple[str, ...] = (),
 ) -> dict[str, str]:
     """The case digests a complete run of this setting measured, when its params hash is proven
-    to be today's parameters over those cases with today's harness, or with the `earlier` harness
+    to be today's parameters over those cases with today's harness, or with an `earlier` harness
     params.yaml keeps for the setting (and, for a bench run, this host); {} when it cannot be
     proven (other limits, another harness or machine, a tree that git does not hold)."""
     measured_by = row.get("harness_digest")
-    if row["status"] != "complete" or measured_by is None or measured_by not in (harness, earlier):
+    if row["status"] != "complete" or measured_by is None or measured_by not in (harness, *earlier):
         return {}
     harness = measured_by
     if (row.get("source"), row.get("framework"), row.get("device"), row.get("mode")) != (
@@ -240,9 +240,9 @@ def coverage(
     harness: str,
     rows: list[dict[str, Any]],
     host: str = "",
-    earlier: str | None = None,
+    earlier: tuple[str, ...] = (),
 ) -> Coverage:
-    """The setting's coverage; runs of the `earlier` harness params.yaml keeps for it count too."""
+    """The setting's coverage; runs of the `earlier` harnesses params.yaml keeps for it count too."""
     current = case_digests(paths, [r["case_id"] for r in select_cases(spec, paths)], spec.framework)
     measured: set[str] = set()
     measured_today: set[str] = set()
@@ -268,11 +268,11 @@ def missing_cases(
     harness: str,
     rows: list[dict[str, Any]],
     host: str = "",
-    earlier: str | None = None,
+    earlier: tuple[str, ...] = (),
 ) -> tuple[dict[str, str], list[str]]:
     """(the current cases that no proven run measured as they are now, with their digests; the
     proven runs that measured some current case as it is now, oldest first). `earlier`: the
-    harness digest params.yaml keeps for this setting (runs made with it are credited too)."""
+    harness digests params.yaml keeps for this setting (runs made with them are credited too)."""
     covered = coverage(spec, paths, harness, rows, host, earlier)
     return covered.missing, covered.supplying
 
@@ -283,10 +283,11 @@ class EarlierHarnessError(ValueError):
 
 def earlier_harness(
     run_params: dict[str, Any], harness: str, rows: list[dict[str, Any]], section: str
-) -> dict[str, str]:
-    """params.yaml's `earlier_harness` (setting "framework/device/mode" -> harness digest), checked:
-    every entry names a setting of this stage, is not today's harness, and was measured by some
-    complete run of that setting (else the entry is stale: remove it)."""
+) -> dict[str, tuple[str, ...]]:
+    """params.yaml's `earlier_harness` (setting "framework/device/mode" -> a harness digest, or a
+    list of them where the setting's cases stand on several), checked: every entry names a setting
+    of this stage, and each digest is not today's harness and was measured by some complete run of
+    that setting (else the digest is stale: remove it)."""
     kept = run_params.get("earlier_harness") or {}
     if not isinstance(kept, dict):
         raise EarlierHarnessError(
@@ -303,18 +304,28 @@ def earlier_harness(
         for r in rows
         if r["status"] == "complete"
     }
-    for setting, digest in kept.items():
+    found: dict[str, tuple[str, ...]] = {}
+    for setting, value in kept.items():
         where = f"params.yaml {section}.earlier_harness[{setting!r}]"
         if setting not in settings:
             raise EarlierHarnessError(f"{where}: not a setting of this stage ({', '.join(sorted(settings))})")
-        if digest == harness:
-            raise EarlierHarnessError(f"{where}: that is today's harness; remove the entry")
-        if (setting, digest) not in measured:
-            raise EarlierHarnessError(
-                f"{where}: no complete run of {setting} was measured with harness {str(digest)[:12]}; "
-                "the entry is stale (re-measured since?): remove it"
-            )
-    return {str(k): str(v) for k, v in kept.items()}
+        digests = value if isinstance(value, list) else [value]
+        if (
+            not digests
+            or not all(isinstance(d, str) and d for d in digests)
+            or len(set(digests)) < len(digests)
+        ):
+            raise EarlierHarnessError(f"{where}: a harness digest or a list of distinct digests expected")
+        for digest in digests:
+            if digest == harness:
+                raise EarlierHarnessError(f"{where}: {digest[:12]} is today's harness; remove it")
+            if (setting, digest) not in measured:
+                raise EarlierHarnessError(
+                    f"{where}: no complete run of {setting} was measured with harness {digest[:12]}; "
+                    "the digest is stale (re-measured since?): remove it"
+                )
+        found[str(setting)] = tuple(digests)
+    return found
 
 
 def run_stage(
@@ -334,7 +345,7 @@ def run_stage(
     harness = harness_digest(paths.cases_dir)
     section = "census" if suite == "census" else "run"
     kept = earlier_harness(run_params, harness, rows, section)
-    credited_earlier: dict[str, str] = {}
+    credited_earlier: dict[str, str | list[str]] = {}
     confirm_jobs = int(run_params.get("confirm_jobs", 1))
     jobs = int(run_params.get("jobs", 1)) if suite == "census" else 1
     for framework in run_params["frameworks"]:
@@ -351,7 +362,7 @@ def run_stage(
                     print(f"{name}: {state} ({done[key]['run_id']})", flush=True)
                     covering.append(done[key]["run_id"])
                     continue
-                covered = coverage(spec, paths, harness, rows, earlier=kept.get(name))
+                covered = coverage(spec, paths, harness, rows, earlier=kept.get(name, ()))
                 missing, supplying = covered.missing, covered.supplying
                 covering.extend(r for r in supplying if r not in covering)
                 if name in kept:
@@ -360,10 +371,10 @@ def run_stage(
                             f"params.yaml {section}.earlier_harness[{name!r}]: today's harness covers "
                             "every case of this setting (re-measured): remove the entry"
                         )
-                    credited_earlier[name] = kept[name]
+                    credited_earlier[name] = kept[name][0] if len(kept[name]) == 1 else list(kept[name])
                     print(
-                        f"{name}: measured by the earlier harness {kept[name][:12]} that params.yaml keeps "
-                        "for this setting until it is re-measured",
+                        f"{name}: measured by the earlier harness {', '.join(d[:12] for d in kept[name])} "
+                        "that params.yaml keeps for this setting until it is re-measured",
                         flush=True,
                     )
                 if not missing:

@@ -46,6 +46,7 @@ def declared_device_type(framework: str, device: str, mode: str) -> str:
 FAULTS = {"timeout", "crashed", "memory", "error", "unknown"}
 VALUES_OFF = "ValuesOffOracle"  # runner/oracle.py: the first failing sample ran but was off the oracle
 MEASURED = ("samples", "samples_failed", "oracle", "max_abs_error", "max_rel_error", "error_type")
+DTYPES = ("result_dtype", "oracle_dtype", "dtype_mismatches")  # NumPy namesakes (runner/promotion.py)
 FIRST_LINES = 3  # of a failure's message: which input and how far off
 KEY = ["framework", "framework_version", "case_id", "dtype", "device", "device_model", "mode"]
 
@@ -179,6 +180,7 @@ def support_matrix(
                 "declared_dtype": declared_dtype,
                 "declared_failures": int(declared_failures),
                 "finding": finding,
+                **{k: row.get(k) for k in DTYPES},
             }
         )
     return pd.DataFrame(rows).sort_values(KEY, ignore_index=True)

@@ -37,6 +37,7 @@ SAMPLE_2026 = "portability2026"
 NUMPY_CLAIMED = ("numpy", "tnp")  # census origins held to NumPy on the inputs NumPy accepts
 TOP_DEVIATIONS = 15
 TOP_LOST = 25  # functions lost moving off the CPU, most pairs first
+TOP_PROMOTIONS = 25  # cross-framework groups whose result dtypes differ
 
 
 def claimed(matrix: pd.DataFrame) -> pd.Series:
@@ -420,6 +421,7 @@ def census_section(data_dir: Path) -> tuple[Section, dict[str, Any]] | None:
     versus = population_vs_sample(matrix, frequencies, outcomes, samples)
     fresh = sample_2026_measured(matrix, samples, outcomes)
     moved, lost = device_moves(matrix)
+    dtypes_off = result_dtypes_off_numpy(matrix)
     text = (
         "The census runs each framework's own test databases through the same harness, one subtest per "
         "entry x dtype, every dtype the entry knows of on any device: PyTorch's OpInfo, ModuleInfo and "
@@ -447,7 +449,11 @@ def census_section(data_dir: Path) -> tuple[Section, dict[str, Any]] | None:
         "`lost` when it works on the CPU and fails, deviates or faults there, `falls_back` when it ran "
         "there with an op on the host, `gained` the other way; pairs unconfirmed or not in a wheel on "
         "either side are not compared. The device's framework version may differ from the CPU's "
-        "(torch_xla pins torch 2.9): both are named."
+        "(torch_xla pins torch 2.9): both are named. Result dtypes: a NumPy namesake's rows record the "
+        "dtypes it returned beside NumPy's on the same inputs (since schema 8; earlier rows say nothing), "
+        "so dtype promotion is counted where no value is off: off NumPy's per framework, and across "
+        "frameworks where their result dtypes differ (JAX without x64 ran 64-bit inputs as 32-bit: "
+        "those rows are not held to the others' dtypes)."
     )
     section = Section(
         "The census: every function the framework can feed itself",
@@ -477,6 +483,7 @@ def census_section(data_dir: Path) -> tuple[Section, dict[str, Any]] | None:
                 lost,
             ),
             ("The 2026 sample: functions with an outcome, by census or curated case", fresh),
+            ("Result dtypes off NumPy's on the same inputs (NumPy namesakes): pairs per setting", dtypes_off),
             *crossframework_tables(data_dir),
         ],
         [],
@@ -493,7 +500,7 @@ def census_section(data_dir: Path) -> tuple[Section, dict[str, Any]] | None:
 def crossframework_tables(data_dir: Path) -> list[tuple[str, pd.DataFrame]]:
     """The cross-framework table's size per setting and its ten largest disagreements (none before
     two frameworks measured one NumPy name)."""
-    from portability_data.pipeline.crossframework import GROUP, largest_disagreements
+    from portability_data.pipeline.crossframework import GROUP, largest_disagreements, promotion_differences
 
     table = _optional(data_dir, "crossframework", "census/crossframework.parquet")
     if table is None or table.empty:
@@ -505,6 +512,8 @@ def crossframework_tables(data_dir: Path) -> list[tuple[str, pd.DataFrame]]:
             names=("name", "nunique"),
             groups=("name", "size"),
             disagree=("agreement", lambda a: int((a == "disagree").sum())),
+            dtypes_compared=("dtype_agreement", "count"),
+            dtypes_differ=("dtype_agreement", lambda a: int((a == "differs").sum())),
         )
         .reset_index()
     )
@@ -518,7 +527,39 @@ def crossframework_tables(data_dir: Path) -> list[tuple[str, pd.DataFrame]]:
         ("One NumPy name, the same inputs, several frameworks: names and groups per setting", size),
         ("Who stands apart where frameworks disagree (groups per framework)", per_framework),
         ("The ten largest cross-framework disagreements", largest_disagreements(table, 10)),
+        (
+            f"Dtype promotion: the same inputs, different result dtypes (the first {TOP_PROMOTIONS} groups, "
+            "most frameworks off NumPy's dtype first)",
+            promotion_differences(groups_with_dtypes(table), TOP_PROMOTIONS),
+        ),
     ]
+
+
+def groups_with_dtypes(table: pd.DataFrame) -> pd.DataFrame:
+    """The cross-framework rows whose group compared result dtypes."""
+    return table[table["dtype_agreement"].notna()]
+
+
+def result_dtypes_off_numpy(matrix: pd.DataFrame) -> pd.DataFrame:
+    """Per setting and framework: NumPy namesake pairs whose result dtypes were recorded, and of
+    those the pairs (and functions) where some sample's result dtype differs from NumPy's."""
+    columns = ["framework", "device", "mode", "pairs_recorded", "pairs_off_numpy", "functions_off_numpy"]
+    recorded = matrix[matrix["dtype_mismatches"].notna()] if "dtype_mismatches" in matrix else matrix.iloc[:0]
+    if recorded.empty:
+        return pd.DataFrame(columns=columns)
+    off = recorded["dtype_mismatches"].astype(float) > 0
+    frame = (
+        recorded.assign(_off=off, _off_function=recorded["function"].where(off))
+        .groupby(["framework", "device", "mode"])
+        .agg(
+            pairs_recorded=("entry", "size"),
+            pairs_off_numpy=("_off", "sum"),
+            functions_off_numpy=("_off_function", "nunique"),
+        )
+        .reset_index()
+    )
+    frame["pairs_off_numpy"] = frame["pairs_off_numpy"].astype("int64")
+    return frame[columns]
 
 
 def _mean_gap(versus: pd.DataFrame) -> float | None:

@@ -95,6 +95,9 @@ MEASURES: dict[str, type] = {
     "samples_failed": int,  # of those, how many failed (raised, or off the oracle)
     "max_abs_error": float,  # largest absolute deviation from the oracle over the samples
     "max_rel_error": float,  # largest relative deviation from the oracle over the samples
+    "result_dtype": str,  # the dtypes the function returned (runner/promotion.py)
+    "oracle_dtype": str,  # the dtypes NumPy returned on the same inputs
+    "dtype_mismatches": int,  # samples whose result dtypes differ from NumPy's
 }
 
 

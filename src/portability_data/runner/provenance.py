@@ -149,6 +149,11 @@ HARNESS_FILES = ("harness.py", "backends.py", "timing.py", "worker.py")
 HARNESS_FILE_SETS = (HARNESS_FILES, ("harness.py", "worker.py"))
 # The census's judge (not the harness: curated cases do not use it), in every census case's digest.
 ORACLE_FILE = Path(__file__).resolve().parent / "oracle.py"
+# Runner modules that make a census module's inputs (the shared generator) or what its rows say of
+# them (result dtypes): in the digest of each census case whose test file imports them. Not yet
+# census_rows.py (sample caps, the not-in-wheel skip), which every census module imports: adding it
+# re-measures every census setting (~2.5 h here), so it waits for the next full census re-measure.
+CENSUS_INPUT_FILES = tuple(ORACLE_FILE.parent / name for name in ("generator.py", "promotion.py"))
 # The runner package's own dotted path, as the harness files name it. It is written as the package
 # root before hashing, so the digest is of the code, not of where the package lives: the move of
 # the flat modules into runner/ (issue 17) is not a harness change, and every other byte is.
@@ -193,12 +198,23 @@ def case_digests(paths: Paths, case_ids: Any, framework: str) -> dict[str, str]:
         if row is None:
             continue
         parts = [(paths.repo_root / row["_row_file"]).read_bytes()]
+        test_source = (paths.repo_root / row["test_file"]).read_bytes() if row.get("test_file") else b""
         if row.get("test_file"):
-            parts.append((paths.repo_root / row["test_file"]).read_bytes())
+            parts.append(test_source)
         if row.get("origin"):  # a census entry: its samples are judged by the shared oracle
             parts.append(ORACLE_FILE.read_bytes())
+            parts.extend(path.read_bytes() for path in census_inputs_of(test_source))
         found[case_id] = sha256_of_parts(*parts)
     return found
+
+
+def census_inputs_of(test_source: bytes) -> list[Path]:
+    """The CENSUS_INPUT_FILES a census test file imports (`portability_data.runner.generator`)."""
+    return [
+        path
+        for path in CENSUS_INPUT_FILES
+        if re.search(rb"\bportability_data\.runner\.%s\b" % path.stem.encode(), test_source)
+    ]
 
 
 def listed_cases_digest(digests: dict[str, str]) -> str:

@@ -409,7 +409,16 @@ def _fault_event(test_id: str, outcome: str, error_type: str, message: str) -> d
 
 
 # The measures a case may report (harness.MEASURES), as results columns.
-MEASURE_COLUMNS = ("oracle", "samples", "samples_failed", "max_abs_error", "max_rel_error")
+MEASURE_COLUMNS = (
+    "oracle",
+    "samples",
+    "samples_failed",
+    "max_abs_error",
+    "max_rel_error",
+    "result_dtype",
+    "oracle_dtype",
+    "dtype_mismatches",
+)
 # What the device said of a subtest's calls (harness._device_events), as results columns.
 DEVICE_EVENT_COLUMNS = (
     "host_fallback_ops",

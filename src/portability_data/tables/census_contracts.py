@@ -31,6 +31,20 @@ SUPPORT_STATUSES = (
 DECLARED_DTYPE = ("supported", "unsupported")
 FINDINGS = ("declared_unsupported_works", "declared_supported_fails")
 
+# NumPy namesakes on the shared generator's inputs (runner/promotion.py): null for other entries and
+# for rows measured before the census recorded dtypes (schema 8).
+DTYPE_FIELDS = [
+    _field(
+        "result_dtype",
+        _str,
+        True,
+        "the dtypes the function returned, output by output (comma-joined); distinct ones over its "
+        "samples joined by ' | '",
+    ),
+    _field("oracle_dtype", _str, True, "the dtypes NumPy returned on the same inputs, written alike"),
+    _field("dtype_mismatches", _i64, True, "samples whose result dtypes differ from NumPy's"),
+]
+
 SUPPORT_MATRIX = _schema(
     "support_matrix",
     [
@@ -64,6 +78,7 @@ SUPPORT_MATRIX = _schema(
         _field("declared_dtype", _str, True, "dtype list of the device type: supported, unsupported"),
         _field("declared_failures", _i64, False, "active skips, xfails for device type x dtype"),
         _field("finding", _str, True, "declared_unsupported_works, declared_supported_fails (null: agree)"),
+        *DTYPE_FIELDS,
     ],
 )
 
@@ -71,6 +86,9 @@ SUPPORT_MATRIX = _schema(
 # the shared generator's inputs, one row per framework (pipeline/crossframework.py).
 AGREEMENTS = ("agree", "disagree")
 STANDS_APART = ("alone_fails", "alone_works")
+# same_dtype: every framework's result dtypes are the same; differs: not; null: fewer than two
+# frameworks of the group recorded them
+DTYPE_AGREEMENTS = ("same_dtype", "differs")
 
 CROSSFRAMEWORK = _schema(
     "crossframework",
@@ -114,6 +132,14 @@ CROSSFRAMEWORK = _schema(
             True,
             "the group's largest minus smallest finite max_rel_error (how differently they round; "
             "null: fewer than two finite)",
+        ),
+        *DTYPE_FIELDS,
+        _field(
+            "dtype_agreement",
+            _str,
+            True,
+            "same_dtype (every framework of the group returned the same dtypes on the same inputs), "
+            "differs (dtype promotion parts them); null: fewer than two recorded",
         ),
     ],
 )

@@ -12,8 +12,9 @@ import pyarrow as pa
 from portability_data.tables.arrow_fields import FLOAT64, INT64, STRING, described_field, table_schema
 from portability_data.tables.arrow_fields import SCHEMA_VERSION as SCHEMA_VERSION
 from portability_data.tables.census_contracts import AGREEMENTS as AGREEMENTS
-from portability_data.tables.census_contracts import CROSSFRAMEWORK, SUPPORT_MATRIX
+from portability_data.tables.census_contracts import CROSSFRAMEWORK, DTYPE_FIELDS, SUPPORT_MATRIX
 from portability_data.tables.census_contracts import DECLARED_DTYPE as DECLARED_DTYPE
+from portability_data.tables.census_contracts import DTYPE_AGREEMENTS as DTYPE_AGREEMENTS
 from portability_data.tables.census_contracts import FINDINGS as FINDINGS
 from portability_data.tables.census_contracts import STANDS_APART as STANDS_APART
 from portability_data.tables.census_contracts import SUPPORT_STATUSES as SUPPORT_STATUSES
@@ -44,6 +45,11 @@ ADDED_SINCE: dict[int, dict[str, tuple[str, ...]]] = {
     7: {
         "results": ("host_fallback_ops", "host_fallback_calls", "device_compiles", "device_compiles_timed"),
         "outcomes": ("n_host_fallback",),
+    },
+    8: {
+        "results": ("result_dtype", "oracle_dtype", "dtype_mismatches"),
+        "support_matrix": ("result_dtype", "oracle_dtype", "dtype_mismatches"),
+        "crossframework": ("result_dtype", "oracle_dtype", "dtype_mismatches", "dtype_agreement"),
     },
 }
 
@@ -301,6 +307,7 @@ RESULTS = _schema(
             True,
             "of those, compilations during the timed call itself: the call recompiled after its warm-up",
         ),
+        *DTYPE_FIELDS,  # census rows of NumPy namesakes (runner/promotion.py)
     ],
 )
 

@@ -136,6 +136,9 @@ class ResultsTable(_Table):
     host_fallback_calls: Int = pa.Field(ge=0, nullable=True)
     device_compiles: Int = pa.Field(ge=0, nullable=True)
     device_compiles_timed: Int = pa.Field(ge=0, nullable=True)
+    result_dtype: Str = pa.Field(nullable=True)
+    oracle_dtype: Str = pa.Field(nullable=True)
+    dtype_mismatches: Int = pa.Field(ge=0, nullable=True)
 
     @pa.dataframe_check(error="a host_fallback subtest names the ops that ran on the host or its host output")
     def host_fallback_says_what(cls, frame: pd.DataFrame) -> pd.Series:
@@ -354,6 +357,9 @@ class SupportMatrixTable(_Table):
     declared_dtype: Str = pa.Field(isin=c.DECLARED_DTYPE, nullable=True)
     declared_failures: Int = pa.Field(ge=0)
     finding: Str = pa.Field(isin=c.FINDINGS, nullable=True)
+    result_dtype: Str = pa.Field(nullable=True)
+    oracle_dtype: Str = pa.Field(nullable=True)
+    dtype_mismatches: Int = pa.Field(ge=0, nullable=True)
 
     @pa.dataframe_check(error="one row per entry, dtype and setting")
     def one_row_per_pair(cls, frame: pd.DataFrame) -> pd.Series:
@@ -391,6 +397,10 @@ class CrossframeworkTable(_Table):
     agreement: Str = pa.Field(isin=c.AGREEMENTS)
     stands_apart: Str = pa.Field(isin=c.STANDS_APART, nullable=True)
     rel_error_spread: Float = pa.Field(ge=0, nullable=True)
+    result_dtype: Str = pa.Field(nullable=True)
+    oracle_dtype: Str = pa.Field(nullable=True)
+    dtype_mismatches: Int = pa.Field(ge=0, nullable=True)
+    dtype_agreement: Str = pa.Field(isin=c.DTYPE_AGREEMENTS, nullable=True)
 
     @pa.dataframe_check(error="one row per name, dtype, setting and framework")
     def one_row_per_framework(cls, frame: pd.DataFrame) -> pd.Series:

@@ -1,0 +1,96 @@
+"""Result dtypes beside NumPy's (runner/promotion.py): what the census rows of NumPy namesakes say
+of dtype promotion, and which census cases re-measure when the module changes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+from portability_data.runner.oracle import NO_ORACLE
+from portability_data.runner.promotion import DtypeLedger, signature
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+
+
+def recorded(ledger: DtypeLedger) -> dict:
+    found: dict = {}
+    ledger.record(lambda name, value: found.__setitem__(name, value))
+    return found
+
+
+def test_a_signature_names_every_output_in_the_oracles_order() -> None:
+    values, indices = torch.sort(torch.tensor([3.0, 1.0]))
+    assert signature((values, indices)) == "float32,int64"
+    assert signature(np.float64(1.0)) == "float64"  # a NumPy scalar result
+    assert signature([torch.ones(1, dtype=torch.bfloat16), None]) == "bfloat16,none"
+
+
+def test_the_ledger_counts_samples_whose_dtypes_part_from_numpys() -> None:
+    ledger = DtypeLedger()
+    ints = np.arange(4, dtype=np.int8)
+    ledger.note(torch.sqrt(torch.from_numpy(ints)), np.sqrt(ints))  # float32 vs NumPy's float16
+    ledger.note(torch.sqrt(torch.from_numpy(ints)), np.sqrt(ints))
+    ledger.note(torch.zeros(0), np.zeros(0))  # an empty input returns float32 in torch, float64 in NumPy
+    ledger.note(torch.ones(1), NO_ORACLE)  # nothing to hold it to: its dtype is kept, not judged
+    assert recorded(ledger) == {
+        "result_dtype": "float32",
+        "oracle_dtype": "float16 | float64",
+        "dtype_mismatches": 3,
+    }
+
+
+def test_without_a_returned_sample_nothing_is_claimed() -> None:
+    assert recorded(DtypeLedger()) == {"result_dtype": None, "oracle_dtype": None, "dtype_mismatches": None}
+    only_refused = DtypeLedger()
+    only_refused.note(torch.ones(1), NO_ORACLE)
+    assert recorded(only_refused) == {
+        "result_dtype": "float32",
+        "oracle_dtype": None,
+        "dtype_mismatches": None,
+    }
+
+
+def test_a_changed_generator_or_ledger_re_measures_the_census_cases_that_import_them(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The shared generator makes the inputs of the NumPy namesakes and the TensorFlow mapping, the
+    ledger what their rows say of dtypes: a change to either is a change to those census cases
+    (their digests move, so the run stage re-measures them) and to no other case."""
+    from portability_data.runner import provenance
+    from portability_data.runner.spec import Paths
+
+    copies = []
+    for original in provenance.CENSUS_INPUT_FILES:
+        copy = tmp_path / original.name
+        copy.write_bytes(original.read_bytes())
+        copies.append(copy)
+    monkeypatch.setattr(provenance, "CENSUS_INPUT_FILES", tuple(copies))
+    generator, ledger = copies
+    paths = Paths.under(REPO_ROOT)
+    torch_cases = ["torch.census.numpy.sqrt", "torch.census.opinfo.add", "torch.addr"]
+    tf_cases = ["tensorflow.census.mapped.math.sin", "tensorflow.census.tnp.add"]
+
+    def digests() -> dict[str, str]:
+        return {
+            **provenance.case_digests(paths, torch_cases, "torch"),
+            **provenance.case_digests(paths, tf_cases, "tensorflow"),
+        }
+
+    before = digests()
+    assert set(before) == {*torch_cases, *tf_cases}
+    ledger.write_text(ledger.read_text() + "\n# changed\n")
+    after_ledger = digests()
+    assert {c for c in before if before[c] != after_ledger[c]} == {
+        "torch.census.numpy.sqrt",
+        "tensorflow.census.tnp.add",
+    }
+    generator.write_text(generator.read_text() + "\n# changed\n")
+    after_generator = digests()
+    assert {c for c in before if after_ledger[c] != after_generator[c]} == {
+        "torch.census.numpy.sqrt",
+        "tensorflow.census.mapped.math.sin",
+        "tensorflow.census.tnp.add",
+    }
