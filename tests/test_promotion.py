@@ -94,3 +94,52 @@ def test_a_changed_generator_or_ledger_re_measures_the_census_cases_that_import_
         "tensorflow.census.mapped.math.sin",
         "tensorflow.census.tnp.add",
     }
+
+
+def test_the_report_counts_pairs_off_numpys_dtype_and_reads_them_as_promotion_rules() -> None:
+    """Per setting, the namesake pairs that recorded dtypes and those off NumPy's; the rules they
+    follow (input dtype -> result dtype vs NumPy's), most functions first; rows measured before
+    schema 8 (no dtypes) are neither."""
+    import pandas as pd
+
+    from portability_data.report.census import promotion_patterns, result_dtypes_off_numpy
+
+    def pair(framework: str, entry: str, dtype: str, returned, numpy, off) -> dict:
+        return {
+            "framework": framework,
+            "device": "cpu",
+            "mode": "eager",
+            "function": f"{framework}.{entry}",
+            "entry": entry,
+            "dtype": dtype,
+            "result_dtype": returned,
+            "oracle_dtype": numpy,
+            "dtype_mismatches": off,
+        }
+
+    matrix = pd.DataFrame(
+        [
+            pair("torch", "sqrt", "int8", "float32", "float16", 7),
+            pair("torch", "sin", "int8", "float32", "float16", 7),
+            pair("torch", "sin", "int64", "float32", "float64", 7),
+            pair("torch", "add", "int8", "int8", "int8", 0),
+            pair("torch", "cos", "int8", None, None, None),
+            pair("jax", "sin", "int8", "float16", "float16", 0),
+        ]
+    )
+    counts = result_dtypes_off_numpy(matrix).set_index("framework")
+    assert counts.loc["torch", ["pairs_recorded", "pairs_off_numpy", "functions_off_numpy"]].tolist() == [
+        4,
+        3,
+        2,
+    ]
+    assert counts.loc["jax", ["pairs_recorded", "pairs_off_numpy", "functions_off_numpy"]].tolist() == [
+        1,
+        0,
+        0,
+    ]
+    rules = promotion_patterns(matrix)
+    assert rules[["input_dtype", "result_dtype", "numpy_dtype", "functions", "examples"]].values.tolist() == [
+        ["int8", "float32", "float16", 2, "sin, sqrt"],
+        ["int64", "float32", "float64", 1, "sin"],
+    ]

@@ -13,7 +13,9 @@ Deviations here are each framework's from NumPy on the same inputs; two framewor
 tolerance of NumPy are within twice that of each other, and `rel_error_spread` (the largest minus
 the smallest framework's relative error in the group) says how differently they round. A direct
 framework-to-framework difference needs their outputs side by side, which no run keeps (each
-framework runs in its own worker): DATASET_CARD.md says so.
+framework runs in its own worker): DATASET_CARD.md says so. Result dtypes are compared directly:
+each row carries the dtypes its framework returned beside NumPy's (runner/promotion.py), and
+`dtype_agreement` says whether the group's frameworks returned the same ones on the same inputs.
 """
 
 from __future__ import annotations

@@ -484,6 +484,10 @@ def census_section(data_dir: Path) -> tuple[Section, dict[str, Any]] | None:
             ),
             ("The 2026 sample: functions with an outcome, by census or curated case", fresh),
             ("Result dtypes off NumPy's on the same inputs (NumPy namesakes): pairs per setting", dtypes_off),
+            (
+                f"Dtype promotion off NumPy's: the {TOP_PROMOTIONS} commonest (input, result, NumPy's) rules",
+                promotion_patterns(matrix),
+            ),
             *crossframework_tables(data_dir),
         ],
         [],
@@ -495,6 +499,25 @@ def census_section(data_dir: Path) -> tuple[Section, dict[str, Any]] | None:
         "mean_abs_gap_population_vs_sample": _mean_gap(versus),
     }
     return section, metrics
+
+
+def promotion_patterns(matrix: pd.DataFrame, limit: int = TOP_PROMOTIONS) -> pd.DataFrame:
+    """The dtype promotions that part a framework from NumPy, as rules: per framework, mode and
+    input dtype, the result dtype beside NumPy's, with how many functions follow it (most first)."""
+    columns = ["framework", "mode", "input_dtype", "result_dtype", "numpy_dtype", "functions", "examples"]
+    if "dtype_mismatches" not in matrix:
+        return pd.DataFrame(columns=columns)
+    off = matrix[matrix["dtype_mismatches"].astype(float) > 0]
+    if off.empty:
+        return pd.DataFrame(columns=columns)
+    frame = (
+        off.groupby(["framework", "mode", "dtype", "result_dtype", "oracle_dtype"])["entry"]
+        .agg(functions="nunique", examples=lambda e: ", ".join(sorted(set(e))[:4]))
+        .reset_index()
+        .rename(columns={"dtype": "input_dtype", "oracle_dtype": "numpy_dtype"})
+        .sort_values(["functions", "framework", "input_dtype"], ascending=[False, True, True])
+    )
+    return frame[columns].head(limit).reset_index(drop=True)
 
 
 def crossframework_tables(data_dir: Path) -> list[tuple[str, pd.DataFrame]]:
