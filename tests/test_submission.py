@@ -491,3 +491,39 @@ def test_census_entries_and_the_older_harness_file_set_are_matched_in_history(
     (census / "test_opinfo.py").write_text((census / "test_opinfo.py").read_text() + "\n# changed\n")
     changed = case_digests(Paths.under(root), ["torch.census.opinfo.abs"], "torch")
     assert CommitDigests(root).unknown(set(), set(changed.items())) == (set(), set(changed.items()))
+
+
+def test_a_census_module_is_vouched_for_with_the_input_files_it_imports(made: Made, tmp_path: Path) -> None:
+    """A NumPy namesake module's digest holds the shared generator and the dtype ledger it imports
+    (runner.provenance.CENSUS_INPUT_FILES): a commit that has them vouches for its entries, a commit
+    without the ledger cannot (the module could not have run there), and a module that imports
+    neither is vouched for either way."""
+    import yaml
+
+    from portability_data.runner.provenance import CENSUS_INPUT_FILES, case_digests
+
+    root = tmp_path / "repo"
+    shutil.copytree(made.root, root)
+    census = root / "cases" / "torch" / "census"
+    census.mkdir(parents=True)
+    for origin, keep in (("numpy", "sqrt"), ("opinfo", "abs")):
+        manifest = yaml.safe_load((REPO_ROOT / "cases" / "torch" / "census" / f"{origin}.yaml").read_text())
+        manifest["entries"] = [e for e in manifest["entries"] if e["entry"] == keep]
+        (census / f"{origin}.yaml").write_text(yaml.safe_dump(manifest, sort_keys=False))
+        shutil.copy(
+            REPO_ROOT / "cases" / "torch" / "census" / f"test_{origin}.py", census / f"test_{origin}.py"
+        )
+    runner = root / "src" / "portability_data" / "runner"
+    for path in (*CENSUS_INPUT_FILES, REPO_ROOT / "src" / "portability_data" / "runner" / "oracle.py"):
+        shutil.copy(path, runner / path.name)
+    git(root, "add", "-A", "cases", "src")
+    git(root, "commit", "-q", "-m", "two census modules, one that imports the generator and the ledger")
+    wanted = case_digests(Paths.under(root), ["torch.census.numpy.sqrt", "torch.census.opinfo.abs"], "torch")
+    assert len(wanted) == 2
+    assert CommitDigests(root).unknown(set(), set(wanted.items())) == (set(), set())
+
+    git(root, "rm", "-q", "src/portability_data/runner/promotion.py")
+    git(root, "commit", "-q", "-m", "the ledger gone")
+    newest_only = CommitDigests(root, max_commits=1)
+    numpy_pair = ("torch.census.numpy.sqrt", wanted["torch.census.numpy.sqrt"])
+    assert newest_only.unknown(set(), set(wanted.items())) == (set(), {numpy_pair})

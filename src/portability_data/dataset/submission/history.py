@@ -12,7 +12,13 @@ from pathlib import Path
 
 from portability_data.dataset.submission.files import SubmissionError
 from portability_data.runner.census_rows import CENSUS_FOLDER
-from portability_data.runner.provenance import HARNESS_FILE_SETS, harness_digest_of, sha256_of_parts
+from portability_data.runner.provenance import (
+    CENSUS_INPUT_FILES,
+    HARNESS_FILE_SETS,
+    census_inputs_of,
+    harness_digest_of,
+    sha256_of_parts,
+)
 from portability_data.tables.contracts import FRAMEWORKS
 
 # Where the HARNESS_FILES live in the repository: runner/ since the layered layout, the package
@@ -20,6 +26,9 @@ from portability_data.tables.contracts import FRAMEWORKS
 HARNESS_DIRS = ("src/portability_data/runner", "src/portability_data")
 CASES_DIR = "cases"
 ORACLE_NAME = "oracle.py"  # the census's judge, in every census case's digest (runner.provenance)
+# what a census module's inputs are made with (runner.provenance), in the digest of the modules
+# that import them
+INPUT_NAMES = tuple(path.name for path in CENSUS_INPUT_FILES)
 MAX_COMMITS = 500  # newest commits of `git rev-list --all` whose digests a submission may match
 
 
@@ -61,12 +70,13 @@ class CommitDigests:
         self.cases: dict[tuple[str, str], str] = {}  # (case_id, digest) -> newest commit
         self._scanned = 0
         self._objects: dict[str, bytes] = {}
-        # (cases/ tree id, runner/oracle.py id) -> the case digests of that tree
-        self._case_sets: dict[tuple[str, str | None], list[tuple[str, str]]] = {}
+        # (cases/ tree id, runner/oracle.py id, input file ids) -> the case digests of that tree
+        self._case_sets: dict[tuple[str, str | None, tuple[str | None, ...]], list[tuple[str, str]]] = {}
         self._harness_of: dict[tuple[str, ...], str] = {}
         self._case_of: dict[tuple[str, str | None], tuple[str, str] | None] = {}
-        self._census_of: dict[tuple[str, str, str | None], list[tuple[str, str]]] = {}
+        self._census_of: dict[tuple[str, str, str | None, tuple[str | None, ...]], list[tuple[str, str]]] = {}
         self._oracle_id: str | None = None  # the scanned commit's runner/oracle.py
+        self._input_ids: tuple[str | None, ...] = ()  # its INPUT_NAMES (None: absent)
         self._batch: subprocess.Popen[bytes] | None = None
 
     def unknown(
@@ -117,10 +127,13 @@ class CommitDigests:
     def _scan(self, commit: str) -> None:
         oracle = self._read(f"{commit}:{HARNESS_DIRS[0]}/{ORACLE_NAME}")
         self._oracle_id = oracle[0] if oracle is not None else None
+        inputs = [self._read(f"{commit}:{HARNESS_DIRS[0]}/{name}") for name in INPUT_NAMES]
+        self._input_ids = tuple(found[0] if found is not None else None for found in inputs)
         cases = self._read(f"{commit}:{CASES_DIR}")
         case_entries = parse_tree(cases[1]) if cases else {}
         if cases is not None:
-            tree = (cases[0], self._oracle_id)  # census digests include the commit's oracle
+            # census digests include the commit's oracle and the input files their modules import
+            tree = (cases[0], self._oracle_id, self._input_ids)
             if tree not in self._case_sets:
                 self._case_sets[tree] = self._case_digests(case_entries)
             for key in self._case_sets[tree]:
@@ -187,16 +200,17 @@ class CommitDigests:
             module_id = files.get(f"test_{name.removesuffix('.yaml')}.py")
             if not name.endswith(".yaml") or module_id is None:
                 continue
-            key = (manifest_id, module_id, self._oracle_id)
+            key = (manifest_id, module_id, self._oracle_id, self._input_ids)
             if key not in self._census_of:
                 self._census_of[key] = self._census_entries(*key)
             found += self._census_of[key]
         return found
 
     def _census_entries(
-        self, manifest_id: str, module_id: str, oracle_id: str | None
+        self, manifest_id: str, module_id: str, oracle_id: str | None, input_ids: tuple[str | None, ...]
     ) -> list[tuple[str, str]]:
-        """(case_id, digest) of a manifest's entries: manifest, module and the commit's oracle."""
+        """(case_id, digest) of a manifest's entries: manifest, module, the commit's oracle and the
+        commit's input files the module imports (none where the commit lacks one it imports)."""
         import yaml
 
         manifest_bytes = self._object(manifest_id)
@@ -205,7 +219,13 @@ class CommitDigests:
         except yaml.YAMLError:
             return []
         oracle = [self._object(oracle_id)] if oracle_id else []
-        digest = sha256_of_parts(manifest_bytes, self._object(module_id), *oracle)
+        module = self._object(module_id)
+        ids = dict(zip(INPUT_NAMES, input_ids, strict=True))
+        imported = [ids.get(path.name) for path in census_inputs_of(module)]
+        if None in imported:
+            return []  # the module imports a file its commit does not have: it could not have run
+        inputs = [self._object(object_id) for object_id in imported if object_id is not None]
+        digest = sha256_of_parts(manifest_bytes, module, *oracle, *inputs)
         entries = manifest.get("entries") if isinstance(manifest, dict) else None
         return [(e["case_id"], digest) for e in entries or [] if isinstance(e, dict) and "case_id" in e]
 
