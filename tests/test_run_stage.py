@@ -299,3 +299,47 @@ def test_a_setting_whose_cases_stand_on_two_earlier_harnesses_keeps_both(
     only_first = {**PARAMS, "earlier_harness": {"torch/cpu/eager": first}}
     stage.run_stage(only_first, case_repo.root, manifest)
     assert [spec.cases for spec in asked] == [("torch.two",)]  # the second harness's run is not credited
+
+
+def test_a_census_run_of_todays_key_is_not_up_to_date_when_an_input_file_changed(
+    tmp_path: Path, monkeypatch, capsys
+) -> None:
+    """The whole-suite key of a census run covers its manifests, modules, oracle and harness, not
+    the shared generator or the dtype ledger that a case's digest also holds: a complete run with
+    today's key whose recorded digests are no longer today's is not up to date; its changed cases
+    are measured again."""
+    import json
+
+    from portability_data.pipeline import run_stage as stage
+    from portability_data.runner.provenance import case_digests, harness_digest
+    from portability_data.runner.spec import Paths
+    from tests.conftest import census_checkout
+
+    root = census_checkout(tmp_path / "repo", "torch", {"numpy": {"sin": ["float32"]}})
+    params = {**PARAMS, "repeats": 1}
+    paths = Paths.under(root)
+    spec = stage.setting_spec("torch", "cpu", "eager", 1, params, suite="census")
+    key = spec.params_hash(stage.cases_digest(root, "torch", "census") + harness_digest(paths.cases_dir))
+    today = case_digests(paths, ["torch.census.numpy.sin"], "torch")
+    asked = []
+    monkeypatch.setattr(stage, "run", lambda spec, *a, **k: asked.append(spec) or "new-1")
+    for recorded, ran in (
+        (today, []),
+        ({"torch.census.numpy.sin": "made-with-another-generator"}, [("torch.census.numpy.sin",)]),
+    ):
+        row = {
+            **example_rows()["runs"][0],
+            "run_id": "whole",
+            "source": "portability",
+            "framework": "torch",
+            "device": "cpu",
+            "mode": "eager",
+            "status": "complete",
+            "params_hash": key,
+            "case_digests": json.dumps(recorded),
+        }
+        write_table("runs", pd.DataFrame([row]), paths.runs_dir / "portability" / "whole.parquet")
+        asked.clear()
+        covering = stage.run_stage(params, root, root / "manifest.json", suite="census")
+        assert [s.cases or ("torch.census.numpy.sin",) for s in asked] == ran
+        assert covering == (["whole"] if not ran else ["new-1"])

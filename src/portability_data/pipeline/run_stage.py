@@ -328,6 +328,21 @@ def earlier_harness(
     return found
 
 
+def _inputs_changed(row: dict[str, Any], spec: RunSpec, paths: Paths, suite: str) -> bool:
+    """Whether a complete census run whose whole-suite key is today's measured some case other
+    than it is now: a census case's digest also holds runner files (the shared generator, the
+    dtype ledger: provenance.CENSUS_INPUT_FILES) that the whole-suite key does not, so the key alone
+    would call it up to date after they changed. Curated keys hold every byte their cases have."""
+    if suite != "census" or row["status"] != "complete":
+        return False
+    try:
+        recorded = json.loads(row.get("case_digests") or "{}")
+    except json.JSONDecodeError:
+        return True
+    current = case_digests(paths, [r["case_id"] for r in select_cases(spec, paths)], spec.framework)
+    return any(recorded.get(case_id) != digest for case_id, digest in current.items())
+
+
 def run_stage(
     run_params: dict[str, Any],
     repo_root: Path,
@@ -357,7 +372,7 @@ def run_stage(
                 spec = setting_spec(framework, device, mode, run_params["repeats"], run_params, suite=suite)
                 name = f"{framework}/{device}/{mode}"
                 key = spec.params_hash(digest)
-                if key in done:
+                if key in done and not _inputs_changed(done[key], spec, paths, suite):
                     state = "up to date" if done[key]["status"] == "complete" else "partial, closed by hand"
                     print(f"{name}: {state} ({done[key]['run_id']})", flush=True)
                     covering.append(done[key]["run_id"])
