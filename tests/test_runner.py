@@ -489,3 +489,36 @@ def test_measures_a_case_reports_become_results_columns(case_repo) -> None:
     unknown = rows["test_unknown_measure"]
     assert unknown["outcome"] == "failed" and unknown["error_type"] == "MeasureError"
     assert "speedup" in unknown["error_message"] and unknown["samples"] is None
+
+
+def test_a_run_resumes_only_on_the_code_that_started_it(case_repo) -> None:
+    """A killed run's rows carry the digests its journal recorded at its start: resuming it after
+    a case file or the harness changed is refused, naming what changed and how to go on, before
+    any worker starts (`--close` writes its rows as they stand, with the digests that made them)."""
+    from portability_data.runner.journal import Journal
+    from portability_data.runner.provenance import code_digests
+
+    case_repo.add("torch", "one", "def test_a():\n    assert True\n")
+    case_repo.add("torch", "two", "def test_b():\n    assert True\n")
+    paths = Paths.under(case_repo.root)
+    spec = RunSpec(framework="torch", device="cpu")
+    header = {
+        "run_id": "torch-cpu-eager-killed",
+        "spec": {**spec.__dict__, "cases": []},
+        "started_at": "2026-11-28T00:00:00+00:00",
+        "params_hash": "k",
+        "digests": code_digests(paths, spec),
+        "jobs": 1,
+    }
+    Journal(paths.journal_dir / "torch-cpu-eager-killed.jsonl").start(header)
+
+    (case_repo.root / "cases" / "torch" / "test_two.py").write_text("def test_b():\n    assert 2\n")
+    with pytest.raises(RunError, match=r"the case files of torch\.two changed since.*--close"):
+        run(spec, paths, resume="torch-cpu-eager-killed", log=lambda m: None)
+    (case_repo.root / "cases" / "torch" / "test_two.py").write_text("def test_b():\n    assert True\n")
+    (paths.cases_dir / "conftest.py").write_text(
+        (paths.cases_dir / "conftest.py").read_text() + "\n# changed\n"
+    )
+    with pytest.raises(RunError, match=r"the harness \(\w{12} then, \w{12} now\) changed since"):
+        run(spec, paths, resume="torch-cpu-eager-killed", log=lambda m: None)
+    assert not list(paths.results_dir.rglob("*.parquet"))  # nothing ran, nothing written

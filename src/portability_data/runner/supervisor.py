@@ -95,6 +95,7 @@ def run(
     if resume:
         state = resume_state(resume, paths)
         spec = state.spec
+        refuse_changed_code(state, paths)
         say(f"resuming {state.run_id}: {len(state.done)} row(s) already journaled")
     else:
         run_id = new_run_id(spec)
@@ -140,6 +141,32 @@ def run(
                 supervisor.close()
             state.journal.close()
     return finish(state, paths)
+
+
+def refuse_changed_code(state: RunState, paths: Paths) -> None:
+    """A run resumes only on the code that started it: its rows carry the harness and case digests
+    its journal recorded at the start, so rows made by another harness or other case files would
+    claim code that did not make them. Raises RunError naming what changed and what to do."""
+    if not state.digests:
+        return  # a journal from before runs recorded digests: nothing to hold it to
+    now = code_digests(paths, state.spec)
+    changed = []
+    if now["harness_digest"] != state.digests.get("harness_digest"):
+        then = str(state.digests.get("harness_digest"))[:12]
+        changed.append(f"the harness ({then} then, {now['harness_digest'][:12]} now)")
+    then_cases = json.loads(state.digests.get("case_digests") or "{}")
+    now_cases = json.loads(now["case_digests"])
+    edited = sorted(c for c in then_cases.keys() | now_cases.keys() if then_cases.get(c) != now_cases.get(c))
+    if edited:
+        shown = ", ".join(edited[:5]) + (f" and {len(edited) - 5} more" if len(edited) > 5 else "")
+        changed.append(f"the case files of {shown}")
+    if changed:
+        raise RunError(
+            f"run {state.run_id} was started on other code than this checkout's: {'; '.join(changed)} "
+            "changed since. Resume it from a checkout of the commit it started on (`git worktree add "
+            "<dir> <commit>`, then `portability run --resume` there), or write its rows as they stand "
+            f"with `portability run --close {state.run_id}`."
+        )
 
 
 def _run_repeat(
