@@ -31,8 +31,13 @@ from typing import Any
 import pyarrow.parquet as pq
 
 from portability_data.runner.census_rows import CENSUS_FOLDER
-from portability_data.runner.provenance import ORACLE_FILE, case_digests, harness_digest, listed_cases_digest
-from portability_data.runner.spec import SOURCE, Paths, RunSpec, select_cases
+from portability_data.runner.provenance import (
+    ORACLE_FILE,
+    harness_digest,
+    listed_cases_digest,
+    selected_case_digests,
+)
+from portability_data.runner.spec import SOURCE, Paths, RunSpec
 from portability_data.runner.supervisor import run
 from portability_data.tables.atomic import atomic_write_bytes
 
@@ -243,7 +248,7 @@ def coverage(
     earlier: tuple[str, ...] = (),
 ) -> Coverage:
     """The setting's coverage; runs of the `earlier` harnesses params.yaml keeps for it count too."""
-    current = case_digests(paths, [r["case_id"] for r in select_cases(spec, paths)], spec.framework)
+    current = selected_case_digests(paths, spec)
     measured: set[str] = set()
     measured_today: set[str] = set()
     supplying = []
@@ -339,7 +344,7 @@ def _inputs_changed(row: dict[str, Any], spec: RunSpec, paths: Paths, suite: str
         recorded = json.loads(row.get("case_digests") or "{}")
     except json.JSONDecodeError:
         return True
-    current = case_digests(paths, [r["case_id"] for r in select_cases(spec, paths)], spec.framework)
+    current = selected_case_digests(paths, spec)
     return any(recorded.get(case_id) != digest for case_id, digest in current.items())
 
 

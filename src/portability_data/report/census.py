@@ -553,14 +553,9 @@ def crossframework_tables(data_dir: Path) -> list[tuple[str, pd.DataFrame]]:
         (
             f"Dtype promotion: the same inputs, different result dtypes (the first {TOP_PROMOTIONS} groups, "
             "most frameworks off NumPy's dtype first)",
-            promotion_differences(groups_with_dtypes(table), TOP_PROMOTIONS),
+            promotion_differences(table, TOP_PROMOTIONS),
         ),
     ]
-
-
-def groups_with_dtypes(table: pd.DataFrame) -> pd.DataFrame:
-    """The cross-framework rows whose group compared result dtypes."""
-    return table[table["dtype_agreement"].notna()]
 
 
 def result_dtypes_off_numpy(matrix: pd.DataFrame) -> pd.DataFrame:

@@ -222,10 +222,14 @@ def listed_cases_digest(digests: dict[str, str]) -> str:
     return sha256_of_parts(*(f"{k}={v}".encode() for k, v in sorted(digests.items())))
 
 
+def selected_case_digests(paths: Paths, spec: RunSpec) -> dict[str, str]:
+    """case_id -> digest of every case the spec selects, as the files are on disk now."""
+    return case_digests(paths, [r["case_id"] for r in select_cases(spec, paths)], spec.framework)
+
+
 def code_digests(paths: Paths, spec: RunSpec) -> dict[str, Any]:
     """The runs row's digests: what code ran the cases, and which version of each case ran."""
-    cases = [r["case_id"] for r in select_cases(spec, paths)]
-    digests = case_digests(paths, cases, spec.framework)
+    digests = selected_case_digests(paths, spec)
     return {
         "harness_digest": harness_digest(paths.cases_dir),
         "cases_digest": listed_cases_digest(digests),
