@@ -115,6 +115,46 @@ def test_import_failure_is_an_error_of_the_case_and_others_run(case_repo) -> Non
     assert [r["outcome"] for r in rows if r["case_id"] == "jax.fine"] == ["passed", "passed"]
 
 
+def test_a_subtest_a_run_limit_stopped_is_not_run_again_in_later_repeats(case_repo, tmp_path) -> None:
+    """A timeout fails its subtest from one row and gives it no latency: later repeats say so
+    instead of spending timeout_s again (on XLA CPU, 2 x 900 s of matrix_rank a repeat)."""
+    tries = tmp_path / "tries.txt"
+    case_repo.add(
+        "jax",
+        "limits",
+        "import time\n\n"
+        f"def test_hang():\n    open({str(tries)!r}, 'a').write('x')\n    time.sleep(600)\n\n"
+        "def test_ok():\n    assert True\n",
+    )
+    paths = Paths.under(case_repo.root)
+    run_id = run(RunSpec(framework="jax", device="cpu", repeats=3, timeout_s=3), paths, log=lambda m: None)
+    rows = sorted(rows_of(paths, run_id), key=lambda r: (r["subtest"], r["repeat"]))
+    hang = [r for r in rows if r["subtest"] == "test_hang"]
+    assert [r["outcome"] for r in hang] == ["timeout", "skipped", "skipped"]
+    assert {r["error_type"] for r in hang[1:]} == {"NotRerun"}
+    assert all("repeat 1 (timeout: no result after 3 s)" in r["error_message"] for r in hang[1:])
+    assert tries.read_text() == "x"  # ran once
+    assert [r["outcome"] for r in rows if r["subtest"] == "test_ok"] == ["passed"] * 3
+
+
+def test_a_resumed_run_remembers_which_subtests_a_limit_stopped(tmp_path) -> None:
+    """The journal gives the limited subtests back on --resume: the earliest repeat that hit one."""
+    from portability_data.runner.journal import Journal, resume_state
+
+    paths = Paths.under(tmp_path)
+    spec = RunSpec(framework="jax", device="cpu", repeats=3)
+    journal = Journal(paths.journal_dir / "jax-run.jsonl")
+    journal.start({"run_id": "jax-run", "spec": {**spec.__dict__}, "started_at": "t", "params_hash": "h"})
+    rows = [("a", 1, "timeout"), ("a", 0, "timeout"), ("b", 0, "memory"), ("c", 0, "failed")]
+    for test_id, repeat, outcome in rows:
+        journal.append({"test_id": test_id, "repeat": repeat, "outcome": outcome})
+    journal.append_info(
+        {"device_model": "cpu", "framework_version": "0", "timer_floor_ms": None, "driver": None}
+    )
+    journal.close()
+    assert resume_state("jax-run", paths).limited == {"a": (0, "timeout"), "b": (0, "memory")}
+
+
 def test_absent_device_is_a_clear_error_before_anything_runs(case_repo) -> None:
     case_repo.add("torch", "fine", "def test_ok():\n    assert True\n")
     paths = Paths.under(case_repo.root)

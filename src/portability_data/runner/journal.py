@@ -17,6 +17,12 @@ from typing import Any
 from portability_data.runner.spec import Paths, RunError, RunSpec
 from portability_data.runner.worker_process import WorkerInfo
 
+# Outcomes where a run limit stopped the subtest (timeout_s, memory_mb). Such a subtest is not run
+# again in a later repeat of the run: its status is failed from that one row (any failing repeat
+# fails a subtest) and it can get no latency (that needs timings in every repeat), so running it
+# again costs up to timeout_s per repeat and can change neither; the later repeat's row says so.
+LIMIT_OUTCOMES = frozenset({"timeout", "memory"})
+
 
 class Journal:
     """Append-only JSON lines: a header with the run's spec, then one line per finished row.
@@ -130,6 +136,16 @@ class RunState:
     # CPU cores' worth of work outside the run's own process tree, per case (provenance.OtherCpu)
     host_other_cpu: list[float] = field(default_factory=list)
     jobs: int = 1  # workers running cases side by side (census only: curated timings run alone)
+    # subtests a run limit stopped (timeout, memory cap): test id -> that first row's repeat and
+    # outcome; later repeats do not run them again (supervisor.LIMIT_OUTCOMES)
+    limited: dict[str, tuple[int, str]] = field(default_factory=dict)
+
+    def note_limit(self, row: dict[str, Any]) -> None:
+        """Remember a subtest a run limit stopped (its earliest repeat), as rows are journaled."""
+        if row["outcome"] in LIMIT_OUTCOMES:
+            first = self.limited.get(row["test_id"])
+            if first is None or row["repeat"] < first[0]:
+                self.limited[row["test_id"]] = (row["repeat"], row["outcome"])
 
 
 def resume_state(run_id: str, paths: Paths) -> RunState:
@@ -154,6 +170,8 @@ def resume_state(run_id: str, paths: Paths) -> RunState:
         jobs=int(header.get("jobs", 1)),
     )
     state.done = {(r["test_id"], r["repeat"]) for r in rows}
+    for row in rows:
+        state.note_limit(row)
     state.host_load = journal.loads()
     state.host_other_cpu = journal.other_cpus()
     if header.get("info"):

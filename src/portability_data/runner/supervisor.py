@@ -273,13 +273,16 @@ class _Supervisor:
         and a collection error is then that entry's own (`<collection>[case id]`)."""
         own = case.get("select")
         collection = collection_id(case)
+
+        def ours(test_id: str) -> bool:
+            return test_id == collection or (test_id in own if own else test_id.startswith(case["test_file"]))
+
         with self.lock:
-            done_here: set[str] = {
-                t
-                for (t, r) in self.state.done
-                if r == repeat and (t in own if own else t.startswith(case["test_file"]))
-            }
-            done_here |= {t for (t, r) in self.state.done if r == repeat and t == collection}
+            done_here: set[str] = {t for (t, r) in self.state.done if r == repeat and ours(t)}
+            for test_id, (first, outcome) in sorted(self.state.limited.items()):
+                if first < repeat and ours(test_id) and test_id not in done_here:
+                    self._record(case, repeat, _not_rerun_event(test_id, first, outcome, self.state.spec))
+                    done_here.add(test_id)
         if collection in done_here:
             return
         for _attempt in range(1000):  # one attempt per fault at most; bounded by the subtests
@@ -411,6 +414,7 @@ class _Supervisor:
             row = build_row(self.state, case, repeat, event)
             self.state.journal.append(row)
             self.state.done.add((row["test_id"], repeat))
+            self.state.note_limit(row)
             self.progress.row(row)
 
     def close(self) -> None:
@@ -422,6 +426,19 @@ FAILING_OUTCOMES = frozenset({"failed", "error", "timeout", "crashed", "memory"}
 # contracts.CONFIRMED_OUTCOMES are re-run alone before they count (timeout and memory are not: see
 # confirm_failures): the failing ones, and host fallback (a graph left pending by an earlier subtest
 # must not be counted).
+
+
+def _not_rerun_event(test_id: str, first: int, outcome: str, spec: RunSpec) -> dict[str, Any]:
+    """The row of a later repeat of a subtest a run limit stopped (journal.LIMIT_OUTCOMES): not
+    run, and saying why, so that every repeat still has its row and none claims an outcome."""
+    limit = f"no result after {spec.timeout_s:g} s" if outcome == "timeout" else f"over {spec.memory_mb} MB"
+    return _fault_event(
+        test_id,
+        "skipped",
+        "NotRerun",
+        f"not run in this repeat: the run stopped it in repeat {first + 1} ({outcome}: {limit}); "
+        "a later repeat can change neither its failed status nor give it a latency",
+    )
 
 
 def _fault_event(test_id: str, outcome: str, error_type: str, message: str) -> dict[str, Any]:

@@ -64,6 +64,9 @@ API_KINDS = ("function", "builtin", "class", "method")
 SUBTEST_OUTCOMES = (
     "passed", "failed", "skipped", "error", "timeout", "crashed", "memory", "unknown", "host_fallback",
 )  # fmt: skip
+OUTCOME_DOC = ", ".join(SUBTEST_OUTCOMES) + (
+    "; skipped with error_type NotRerun: a later repeat of a subtest that hit a run limit, not run again"
+)
 FAILURE_CATEGORIES = (
     "type_failure",
     "not_implemented",
@@ -252,7 +255,7 @@ RESULTS = _schema(
         _field("test_id", _str, False, "pytest node id of the subtest, as run"),
         _field("subtest", _str, False, "subtest name with the device token removed (dtype kept)"),
         _field("repeat", _i64, False, "repeat index, 0-based"),
-        _field("outcome", _str, False, "passed, failed, skipped, error, timeout, crashed, memory, unknown"),
+        _field("outcome", _str, False, OUTCOME_DOC),
         _field("failure_category", _str, True, "type_failure, not_implemented, timeout, memory, ..."),
         _field("failure_rule", _str, True, "id of the rule that classified the failure"),
         _field("error_type", _str, True, "exception type name"),
