@@ -9,6 +9,7 @@ step runs in CI (.ci/run) and its test is tests/test_xla_device.py.
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 from pathlib import Path
 
@@ -72,6 +73,7 @@ def test_with_room_for_both_it_installs_beside_the_suite_then_runs_the_xla_test(
     assert done.returncode == 0, done.stdout + done.stderr
     assert "started in the background: no" not in done.stdout
     assert "--no-cache-dir" in (tmp_path / "pip-calls.log").read_text()
+    assert re.search(r"the xla environment: installed in \d+ s, \d+\.\d GB", done.stdout), done.stdout
     assert (
         f"suite: PORTABILITY_REQUIRE_XLA=1 PORTABILITY_XLA_PYTHON={tmp_path}/.ci-venv-xla/bin/python "
         "-m pytest -q tests/test_xla_device.py"
