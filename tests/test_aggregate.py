@@ -300,6 +300,22 @@ def test_timings_in_every_run_follow_the_runs_table() -> None:
     assert unknown_runs.iloc[0]["n_subtests"] == 1
 
 
+def test_not_rerun_rows_aggregate_as_if_the_timeout_had_run_again_in_every_repeat() -> None:
+    """The runner's repeat rule (docs/METHOD.md): a subtest that timed out in one repeat is not run
+    again; its later rows (skipped, NotRerun) must leave outcomes and latencies as re-running would."""
+    passed = [row(s, ops=[float(r + 1)], repeat=r) for s in ("a", "b") for r in range(3)]
+    not_rerun = [row("t", "skipped", repeat=r) | {"error_type": "NotRerun"} for r in (1, 2)]
+    rerun = [row("t", "timeout", repeat=r, category="timeout") for r in (1, 2)]
+    first = [row("t", "timeout", repeat=0, category="timeout")]
+    ran_again, skipped = frame(passed + first + rerun), frame(passed + first + not_rerun)
+    got = [aggregate(results, runs_for(results, 3)) for results in (ran_again, skipped)]
+    keep = ["outcome", "n_subtests", "n_passed", "n_failed", "dominant_failure_category"]
+    assert got[0][0][keep].to_dict("records") == got[1][0][keep].to_dict("records")
+    assert got[1][0].iloc[0]["outcome"] == "partial_failure"
+    assert got[0][1][["n_subtests", "latency_ms"]].equals(got[1][1][["n_subtests", "latency_ms"]])
+    assert got[1][1].iloc[0]["n_subtests"] == 2
+
+
 def test_unknown_and_harness_rows_keep_a_subtest_skipped_and_failed_drop_it() -> None:
     results = frame(
         [
