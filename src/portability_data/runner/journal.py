@@ -137,7 +137,7 @@ class RunState:
     host_other_cpu: list[float] = field(default_factory=list)
     jobs: int = 1  # workers running cases side by side (census only: curated timings run alone)
     # subtests a run limit stopped (timeout, memory cap): test id -> that first row's repeat and
-    # outcome; later repeats do not run them again (supervisor.LIMIT_OUTCOMES)
+    # outcome; later repeats do not run them again (LIMIT_OUTCOMES above)
     limited: dict[str, tuple[int, str]] = field(default_factory=dict)
 
     def note_limit(self, row: dict[str, Any]) -> None:

@@ -404,7 +404,7 @@ class _Supervisor:
     def _describe(self, fault: Exception) -> tuple[str, str, str]:
         """(outcome, error type, message) of a subtest that took its worker down."""
         if isinstance(fault, WorkerHung):
-            return "timeout", "Timeout", f"no result after {self.state.spec.timeout_s:g} s"
+            return "timeout", "Timeout", _timeout_message(self.state.spec)
         if isinstance(fault, WorkerOverMemory):
             return "memory", "MemoryCapExceeded", f"{fault} of {self.state.spec.memory_mb} MB"
         return "crashed", "WorkerCrashed", str(fault)
@@ -428,10 +428,15 @@ FAILING_OUTCOMES = frozenset({"failed", "error", "timeout", "crashed", "memory"}
 # must not be counted).
 
 
+def _timeout_message(spec: RunSpec) -> str:
+    """What a timeout row says, and a later repeat's NotRerun row repeats."""
+    return f"no result after {spec.timeout_s:g} s"
+
+
 def _not_rerun_event(test_id: str, first: int, outcome: str, spec: RunSpec) -> dict[str, Any]:
     """The row of a later repeat of a subtest a run limit stopped (journal.LIMIT_OUTCOMES): not
     run, and saying why, so that every repeat still has its row and none claims an outcome."""
-    limit = f"no result after {spec.timeout_s:g} s" if outcome == "timeout" else f"over {spec.memory_mb} MB"
+    limit = _timeout_message(spec) if outcome == "timeout" else f"over {spec.memory_mb} MB"
     return _fault_event(
         test_id,
         "skipped",
