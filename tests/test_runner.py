@@ -14,9 +14,11 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
+from portability_data.runner.fault_rows import describe_fault, limit_message, not_rerun_event
 from portability_data.runner.provenance import CPU_FEATURES
 from portability_data.runner.spec import Paths, RunError, RunSpec
 from portability_data.runner.supervisor import run
+from portability_data.runner.worker_process import WorkerHung, WorkerOverMemory
 
 FAULTS = """
 import ctypes, os, sys, time
@@ -135,6 +137,21 @@ def test_a_subtest_a_run_limit_stopped_is_not_run_again_in_later_repeats(case_re
     assert all("repeat 1 (timeout: no result after 3 s)" in r["error_message"] for r in hang[1:])
     assert tries.read_text() == "x"  # ran once
     assert [r["outcome"] for r in rows if r["subtest"] == "test_ok"] == ["passed"] * 3
+
+
+def test_a_not_rerun_row_names_the_limit_in_the_words_and_figures_of_the_row_it_follows() -> None:
+    """A reader joins a NotRerun row to the row that stopped it by its message: both name the
+    same limit with the run's own figures (memory rows said "passed the cap", NotRerun "over")."""
+    spec = RunSpec(framework="jax", device="cpu", repeats=3, timeout_s=7, memory_mb=640)
+    hung = describe_fault(WorkerHung("t"), spec)
+    over = describe_fault(WorkerOverMemory(700.4), spec)
+    assert hung == ("timeout", "Timeout", "no result after 7 s")
+    assert over == ("memory", "MemoryCapExceeded", "worker resident memory 700 MB passed the cap of 640 MB")
+    for outcome in ("timeout", "memory"):
+        later = not_rerun_event("t", 1, outcome, spec)
+        assert (later["outcome"], later["error_type"], later["test_time_ms"]) == ("skipped", "NotRerun", None)
+        assert f"repeat 2 ({outcome}: {limit_message(outcome, spec)})" in later["error_message"]
+    assert "passed the cap of 640 MB" in not_rerun_event("t", 0, "memory", spec)["error_message"]
 
 
 def test_a_resumed_run_remembers_which_subtests_a_limit_stopped(tmp_path) -> None:

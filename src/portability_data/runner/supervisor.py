@@ -33,6 +33,7 @@ from typing import Any
 import pyarrow as pa
 
 from portability_data.runner.confirmation import AloneRunner
+from portability_data.runner.fault_rows import describe_fault, fault_event, not_rerun_event
 from portability_data.runner.journal import Journal, RunState, resume_state
 from portability_data.runner.progress import RunProgress
 from portability_data.runner.provenance import (
@@ -281,7 +282,7 @@ class _Supervisor:
             done_here: set[str] = {t for (t, r) in self.state.done if r == repeat and ours(t)}
             for test_id, (first, outcome) in sorted(self.state.limited.items()):
                 if first < repeat and ours(test_id) and test_id not in done_here:
-                    self._record(case, repeat, _not_rerun_event(test_id, first, outcome, self.state.spec))
+                    self._record(case, repeat, not_rerun_event(test_id, first, outcome, self.state.spec))
                     done_here.add(test_id)
         if collection in done_here:
             return
@@ -321,7 +322,7 @@ class _Supervisor:
                         self._record(
                             case,
                             repeat,
-                            _fault_event(
+                            fault_event(
                                 collection,
                                 "error",
                                 "HarnessError",
@@ -335,7 +336,7 @@ class _Supervisor:
                 else:
                     worker.kill()
                 target = in_flight or collection
-                self._record(case, repeat, _fault_event(target, *self._describe(fault)))
+                self._record(case, repeat, fault_event(target, *describe_fault(fault, self.state.spec)))
                 done_here.add(target)
             if target == collection:
                 return
@@ -401,14 +402,6 @@ class _Supervisor:
             self.say(f"confirmations spawned their workers (the forking worker refused: {refused})")
         return len(failing)
 
-    def _describe(self, fault: Exception) -> tuple[str, str, str]:
-        """(outcome, error type, message) of a subtest that took its worker down."""
-        if isinstance(fault, WorkerHung):
-            return "timeout", "Timeout", _timeout_message(self.state.spec)
-        if isinstance(fault, WorkerOverMemory):
-            return "memory", "MemoryCapExceeded", f"{fault} of {self.state.spec.memory_mb} MB"
-        return "crashed", "WorkerCrashed", str(fault)
-
     def _record(self, case: dict[str, Any], repeat: int, event: dict[str, Any]) -> None:
         with self.lock:
             row = build_row(self.state, case, repeat, event)
@@ -426,35 +419,6 @@ FAILING_OUTCOMES = frozenset({"failed", "error", "timeout", "crashed", "memory"}
 # contracts.CONFIRMED_OUTCOMES are re-run alone before they count (timeout and memory are not: see
 # confirm_failures): the failing ones, and host fallback (a graph left pending by an earlier subtest
 # must not be counted).
-
-
-def _timeout_message(spec: RunSpec) -> str:
-    """What a timeout row says, and a later repeat's NotRerun row repeats."""
-    return f"no result after {spec.timeout_s:g} s"
-
-
-def _not_rerun_event(test_id: str, first: int, outcome: str, spec: RunSpec) -> dict[str, Any]:
-    """The row of a later repeat of a subtest a run limit stopped (journal.LIMIT_OUTCOMES): not
-    run, and saying why, so that every repeat still has its row and none claims an outcome."""
-    limit = _timeout_message(spec) if outcome == "timeout" else f"over {spec.memory_mb} MB"
-    return _fault_event(
-        test_id,
-        "skipped",
-        "NotRerun",
-        f"not run in this repeat: the run stopped it in repeat {first + 1} ({outcome}: {limit}); "
-        "a later repeat can change neither its failed status nor give it a latency",
-    )
-
-
-def _fault_event(test_id: str, outcome: str, error_type: str, message: str) -> dict[str, Any]:
-    return {
-        "test_id": test_id,
-        "outcome": outcome,
-        "error_type": error_type,
-        "error_message": message,
-        "op_latencies_ms": [],
-        "test_time_ms": None,
-    }
 
 
 # The measures a case may report (harness.MEASURES), as results columns.
