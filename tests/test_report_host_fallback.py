@@ -8,6 +8,7 @@ import pandas as pd
 
 from portability_data.report.host_fallback import (
     fallback_ops,
+    headline_metrics,
     setting_summary,
     top_functions,
     xla_then_now,
@@ -32,6 +33,8 @@ def _row(function: str, subtest: str, outcome: str, ops: list[str] | None, calls
         "host_fallback_calls": calls,
         "device_compiles": extra.get("compiles", 1),
         "device_compiles_timed": extra.get("timed", 0),
+        "run_id": extra.get("run_id", "torch-xla-eager-1"),
+        "repeat": extra.get("repeat", 0),
     }
 
 
@@ -53,10 +56,10 @@ def test_setting_summary_counts_confirmed_fallbacks_and_recompiles() -> None:
     summary = setting_summary(ROWS).iloc[0]
     assert (summary["n_functions"], summary["n_subtests"]) == (4, 6)
     # the order-dependent host fallback (it ran on the device alone) is not counted
-    assert (summary["rows_host_fallback"], summary["functions_with_host_fallback"]) == (3, 2)
-    assert (summary["rows_passed"], summary["rows_failing"]) == (1, 1)
+    assert (summary["subtests_host_fallback"], summary["functions_with_host_fallback"]) == (3, 2)
+    assert (summary["subtests_passed"], summary["subtests_failing"]) == (2, 1)  # unique's test_b passed
     assert summary["distinct_fallback_ops"] == 3
-    assert summary["rows_recompiled_in_timed_call"] == 1
+    assert summary["subtests_recompiled_in_timed_call"] == 1
     assert summary["median_compiles_per_subtest"] == 1.0
 
 
@@ -65,10 +68,37 @@ def test_top_functions_rank_by_host_executions_and_name_the_ops() -> None:
     # torch.unique's second fallback did not recur alone (order-dependent): its 9 calls do not count
     assert list(top["function"]) == ["torch.nonzero", "torch.unique", "torch.to_sparse"]
     unique = top.iloc[1]
-    assert (unique["host_fallback_calls"], unique["subtests_host_fallback"]) == (2, 1)
+    assert (unique["host_fallback_calls_per_repeat"], unique["subtests_host_fallback"]) == (2, 1)
     assert unique["ops"] == "aten::_unique2, aten::nonzero"
     assert "torch.argsort" not in set(top["function"])
     assert len(top_functions(ROWS, limit=1)) == 1
+
+
+def test_subtests_are_counted_over_their_repeats_and_calls_per_repeat() -> None:
+    """A curated run has 3 repeats, a census run 1: counting rows or summing calls over repeats
+    made a curated subtest three and ranked its function 3 times above a census entry that fell
+    back as often (torch.optim.LBFGS: 2,247 over 3 repeats beside nn.Transformer's census 132)."""
+    curated = [
+        _row("torch.nonzero", "test_a", outcome, ["aten::nonzero"], 4, repeat=r)
+        for r, outcome in enumerate(["host_fallback", "host_fallback", "failed"])
+    ] + [_row("torch.nonzero", "test_b", "host_fallback", ["aten::nonzero"], 4, repeat=r) for r in range(3)]
+    census = _row("torch.argsort", "test_entry[argsort-float32]", "host_fallback", ["aten::sort"], 10)
+    census |= {"case_id": "torch.census.opinfo.argsort", "run_id": "torch-xla-eager-census-1"}
+    other_chunk = _row("torch.cat", "test_entry[cat-float32]", "passed", [], 0)  # another census run
+    other_chunk |= {"case_id": "torch.census.opinfo.cat", "run_id": "torch-xla-eager-census-2"}
+    rows = pd.DataFrame([*curated, census, other_chunk])
+    summary = setting_summary(rows).set_index("suite")
+    assert summary.loc["curated", ["n_subtests", "repeats"]].tolist() == [2, 3]
+    assert summary.loc["census", ["n_subtests", "repeats"]].tolist() == [2, 1]  # two runs, 1 repeat each
+    # test_a failed in one repeat of three: a failing subtest, not two fallback rows and a failure
+    assert summary.loc["curated", ["subtests_host_fallback", "subtests_failing"]].tolist() == [1, 1]
+    assert headline_metrics(summary.reset_index()) == {
+        "torch/xla/eager/census": {"functions_with_host_fallback": 1, "subtests_host_fallback": 1},
+        "torch/xla/eager/curated": {"functions_with_host_fallback": 1, "subtests_host_fallback": 1},
+    }
+    top = top_functions(rows)
+    assert list(top["function"]) == ["torch.argsort", "torch.nonzero"]  # 10 a repeat beside 8
+    assert list(top["host_fallback_calls_per_repeat"]) == [10.0, 8.0]
 
 
 def test_fallback_ops_by_functions() -> None:
@@ -190,11 +220,11 @@ def test_census_rows_are_counted_apart_and_stay_out_of_the_then_and_now() -> Non
     rows = pd.concat([ROWS, pd.DataFrame([census])], ignore_index=True)
     summary = setting_summary(rows).set_index("suite")
     assert list(summary.index) == ["census", "curated"]
-    assert (summary.loc["census", "n_functions"], summary.loc["census", "rows_host_fallback"]) == (1, 1)
+    assert (summary.loc["census", "n_functions"], summary.loc["census", "subtests_host_fallback"]) == (1, 1)
     curated_alone = setting_summary(ROWS).set_index("suite").loc["curated"]
     assert summary.loc["curated"].to_dict() == curated_alone.to_dict()
     top = top_functions(rows).set_index(["suite", "function"])
-    assert top.loc[("census", "torch.argsort"), "host_fallback_calls"] == 7
+    assert top.loc[("census", "torch.argsort"), "host_fallback_calls_per_repeat"] == 7
     assert ("curated", "torch.argsort") not in top.index  # its curated case fell back nowhere
     changes = pd.DataFrame(
         [{"framework": "torch", "function": "torch.argsort", "then_setting": THEN,
