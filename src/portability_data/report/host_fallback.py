@@ -16,7 +16,7 @@ from typing import Any
 
 import pandas as pd
 
-from portability_data.pipeline.aggregate_subtests import FAILING, supersede
+from portability_data.pipeline.aggregate_subtests import FAILING, Subtest, supersede
 from portability_data.pipeline.frames import plain_frame
 from portability_data.report.inputs import FAILING as FAILING_FUNCTION_OUTCOMES
 from portability_data.report.inputs import setting_label
@@ -76,22 +76,20 @@ def _fell_back(frame: pd.DataFrame) -> pd.Series:
     return (frame["outcome"] == "host_fallback") & _counted(frame)
 
 
+STATUS_NAMES = {"failed": "failing", "passed": "passed", "host_fallback": "host_fallback"}
+
+
 def subtest_status(rows: pd.DataFrame) -> str:
     """failing / host_fallback / passed / other for one subtest over its rows (every repeat of every
-    pooled run), as aggregation reads it: one failing repeat fails it, a host fallback in any repeat
-    makes a passing subtest host_fallback, and a row shown order-dependent alone counts as passed."""
-    counted = rows[rows["outcome"] != "skipped"]
-    outcomes = counted["outcome"].where(
-        ~(counted["outcome"].isin([*FAILING, "host_fallback"]) & ~_counted(counted)), "passed"
+    pooled run), by aggregation's own rule (`Subtest.status`), a row shown order-dependent alone
+    counting as passed as `collect_subtests` counts it."""
+    order_dependent = ~_counted(rows) & rows["outcome"].isin([*FAILING, "host_fallback"])
+    categories = rows["failure_category"] if "failure_category" in rows else pd.Series(None, index=rows.index)
+    subtest = Subtest(
+        outcomes=list(rows["outcome"].where(~order_dependent, "passed")),
+        categories=list(categories.where(~order_dependent, None)),
     )
-    if "failure_category" in counted:  # a failure the harness caused is no failure of the framework
-        by_harness = outcomes.isin(FAILING) & (counted["failure_category"] == "harness")
-        outcomes = outcomes.where(~by_harness, "other")
-    if outcomes.isin(FAILING).any():
-        return "failing"
-    if not outcomes.empty and outcomes.isin(["passed", "host_fallback"]).all():
-        return "host_fallback" if (outcomes == "host_fallback").any() else "passed"
-    return "other"
+    return STATUS_NAMES.get(subtest.status(), "other")
 
 
 def repeats_measured(rows: pd.DataFrame) -> int:
