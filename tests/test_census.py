@@ -651,3 +651,44 @@ def test_moving_off_the_cpu_counts_each_pair_by_what_the_device_did_to_it() -> N
     assert cumsum["dtypes"] == "float32, int64"
     assert cumsum["error"] == "Value out of range (expected to be in range of [0, -1])"
     assert [frame.empty for frame in device_moves(matrix[matrix["device"] == "cpu"])] == [True, True]
+
+
+def test_a_failure_the_rules_now_put_on_the_harness_is_not_the_frameworks_in_any_census_table() -> None:
+    """The xla environment once lacked ml_dtypes, which the NumPy generator needs for bfloat16: those
+    pairs failed with category "other" at run time, before a rule put that message on the harness.
+    The support matrix reads failures with the current rules, as aggregation does: the pair is
+    `harness` (not measured), so it is neither lost moving off the CPU nor a function apart from the
+    other frameworks, and the function is not counted as measured through it."""
+    from portability_data.pipeline.crossframework import crossframework
+    from portability_data.report.census import coverage, device_moves
+    from tests.conftest import example_rows
+
+    base = example_rows()["results"][0]
+    rows = []
+    for framework, device, outcome, message in (
+        ("torch", "cpu", "passed", None),
+        ("torch", "xla", "failed", "No module named 'ml_dtypes'"),
+        ("jax", "xla", "passed", None),
+    ):
+        version = {"torch": "2.9.0+cu128", "jax": "0.8.0"}[framework]
+        rows.append({
+            **base, "framework": framework, "device": device, "framework_version": version,
+            "case_id": f"{framework}.census.numpy.abs", "function": f"{framework}.abs",
+            "test_id": f"cases/{framework}/census/test_numpy.py::test_entry[abs-bfloat16]",
+            "subtest": "test_entry[abs-bfloat16]", "outcome": outcome, "confirmation": None,
+            "failure_category": "other" if message else None, "failure_rule": "unclassified" if message else None,
+            "error_type": "ModuleNotFoundError" if message else None, "error_message": message,
+            "samples": None if message else 3, "samples_failed": None if message else 0,
+        })  # fmt: skip
+    rows[1]["confirmation"] = "confirmed"
+    matrix = support_matrix(pd.DataFrame(rows), None, None)
+    on_xla = matrix[(matrix["framework"] == "torch") & (matrix["device"] == "xla")].iloc[0]
+    assert (on_xla["status"], on_xla["failure_category"]) == ("harness", "harness")
+    summary, lost = device_moves(matrix[matrix["framework"] == "torch"])
+    assert (summary.iloc[0]["lost"], summary.iloc[0]["not_compared"], len(lost)) == (0, 1, 0)
+    assert crossframework(matrix).empty  # torch's xla row measured nothing: jax stands alone
+    only_xla = matrix[matrix["device"] == "xla"]
+    assert coverage(only_xla, None, None).set_index("framework")["measured_functions"].to_dict() == {
+        "jax": 1,
+        "torch": 0,
+    }

@@ -94,16 +94,18 @@ from portability_data.pipeline.aggregate_outcomes import (
     removed_groups,
     unavailable_from_results,
 )
-from portability_data.pipeline.aggregate_subtests import FAILING, collect_subtests, repeats_per_run, supersede
+from portability_data.pipeline.aggregate_subtests import collect_subtests, repeats_per_run, supersede
 
 # report/build.py imports these from here (their homes are aggregate_summaries and frames).
 from portability_data.pipeline.aggregate_summaries import PAIR_KEYS, ratio_shares, summary_tables, to_markdown
+from portability_data.pipeline.failure_reading import REREAD, STUDY_SOURCE, reclassify_failures
 from portability_data.pipeline.frames import column_values, plain_frame
 from portability_data.tables.contracts import is_census_case
 
 __all__ = [
     "DEFAULT_QUIET_LOAD_MAX",
     "PAIR_KEYS",
+    "REREAD",
     "aggregate",
     "plain_frame",
     "quiet_load_max",
@@ -117,9 +119,6 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
-STUDY_SOURCE = "mince2023"  # imported rows: the study's reading of its failures stays
-STORED_MESSAGE_CHARS = 2000  # results keep this much of a message (runner/supervisor.py build_row)
-REREAD = "failure_reread"  # column reclassify_failures adds: the row's reading changed
 DEFAULT_QUIET_LOAD_MAX = 1.5  # params.yaml aggregate.quiet_load_max where absent
 
 
@@ -128,47 +127,6 @@ def without_census(results: pd.DataFrame) -> pd.DataFrame:
     if not len(results):
         return results
     return results[[not is_census_case(case_id) for case_id in results["case_id"]]]
-
-
-def reclassify_failures(results: pd.DataFrame) -> pd.DataFrame:
-    """The results with every failing row of our own sources classified again by the current rule
-    table (failure_category, failure_rule, failure_subcategory), and a boolean column REREAD
-    marking the rows whose reading changed (the rules: this module's docstring). Frames without
-    error_type and error_message cannot be re-read and come back as they are (REREAD false)."""
-    unchanged = results.assign(**{REREAD: False})
-    if not len(results) or not {"error_type", "error_message"} <= set(results.columns):
-        return unchanged
-    sources, outcomes = column_values(results["source"]), column_values(results["outcome"])
-    rows = [i for i, (s, o) in enumerate(zip(sources, outcomes)) if s != STUDY_SOURCE and o in FAILING]
-    if not rows:
-        return unchanged
-    from portability_data.runner.failures import UNCLASSIFIED, classify_failure_detail
-
-    frameworks = column_values(results["framework"])
-    types, messages = column_values(results["error_type"]), column_values(results["error_message"])
-    names = ("failure_category", "failure_rule", "failure_subcategory")
-    readings = [column_values(results[n]) if n in results else [None] * len(results) for n in names]
-    changed = [False] * len(results)
-    for i in rows:
-        message = messages[i] or ""
-        new = classify_failure_detail(frameworks[i], types[i] or "", message, outcome=outcomes[i])
-        old = tuple(reading[i] for reading in readings)
-        cut = len(message) >= STORED_MESSAGE_CHARS
-        if cut and new[1] == UNCLASSIFIED[1] and old[1] not in (None, UNCLASSIFIED[1]):
-            continue
-        if new != old:
-            changed[i] = True
-            for reading, value in zip(readings, new):
-                reading[i] = value
-    columns = {name: _like(results, name, reading) for name, reading in zip(names, readings)}
-    return results.assign(**columns, **{REREAD: changed})
-
-
-def _like(frame: pd.DataFrame, name: str, values: list) -> pd.Series:
-    """values as a column of frame: Arrow-typed where its column is, else plain objects (a plain
-    frame's all-null column is float, which strings would not fit)."""
-    dtype = frame[name].dtype if name in frame else None
-    return pd.Series(values, index=frame.index, dtype=dtype if isinstance(dtype, pd.ArrowDtype) else object)
 
 
 def _log_rereads(results: pd.DataFrame) -> None:

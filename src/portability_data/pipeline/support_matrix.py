@@ -6,7 +6,9 @@ and whose subtest is `test_entry[<entry>-<dtype>]`; they are pooled like the cur
 runs of the newest harness and census files: `supersede`) and kept out of the study's outcome
 tables (aggregate.py). A pair's status reads its samples: works (every sample ran and matched the
 oracle, or failed only when run after other cases: order-dependent), partial (some samples
-failed), fails (all failed, or the generator raised before any ran), or the worker's fault. The
+failed), fails (all failed, or the generator raised before any ran), harness (the failure is the
+harness's by the current rules, read again as aggregation reads them: not the framework's either
+way), or the worker's fault. The
 declared side comes from the declared table (dtype lists per device type, forward aspect; active
 skips and expected failures), so "declared unsupported but works" and "declared supported but
 fails" are rows, not anecdotes.
@@ -20,6 +22,7 @@ from typing import Any
 import pandas as pd
 
 from portability_data.pipeline.aggregate_subtests import supersede
+from portability_data.pipeline.failure_reading import reclassify_failures
 from portability_data.pipeline.frames import plain_frame
 from portability_data.runner.census_rows import NOT_IN_WHEEL
 from portability_data.tables.contracts import CONFIRMED_OUTCOMES, is_census_case
@@ -69,6 +72,8 @@ def status_of(row: dict[str, Any]) -> str:
     outcome = row["outcome"]
     if outcome == "passed" or row.get("confirmation") == "order_dependent":
         return "works"
+    if outcome in CONFIRMED_OUTCOMES and row.get("failure_category") == "harness":
+        return "harness"  # our test code failed (a missing oracle dependency, ...): nothing measured
     if outcome in CONFIRMED_OUTCOMES and pd.isna(row.get("confirmation")):
         return "unconfirmed"  # the framework's only once it recurs alone in a fresh worker
     if outcome == "host_fallback":
@@ -141,7 +146,7 @@ def support_matrix(
     if not len(census):
         return empty_frame("support_matrix")
     pooled, _ = supersede(census, runs)
-    frame = plain_frame(pooled).copy()
+    frame = plain_frame(reclassify_failures(pooled)).copy()
     frame[["entry", "dtype"]] = [pair_of(s) for s in frame["subtest"]]
     # the newest run's row of each pair; of its repeats the one with most samples failed
     started = {} if runs is None else dict(zip(runs["run_id"], runs["started_at"].astype(str)))

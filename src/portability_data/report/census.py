@@ -28,9 +28,9 @@ from portability_data.tables.tableio import read_table
 
 SETTING = ["framework", "device", "mode"]
 FAILING_STATUS = ("fails", "partial")
-# host_fallback: ran with ops on the host; not_in_wheel: not measured (the wheel lacks the entry);
-# the rest are the worker's faults
-KINDS = ("works", "partial", "fails", "deviates", "unconfirmed", "host_fallback", "not_in_wheel")
+# host_fallback: ran with ops on the host; not_in_wheel, harness: not measured (the wheel lacks the
+# entry; our test code failed); the rest are the worker's faults
+KINDS = ("works", "partial", "fails", "deviates", "unconfirmed", "host_fallback", "not_in_wheel", "harness")
 API_KINDS = ("function", "method", "class")
 TOP_FINDINGS = 8  # per framework
 SAMPLE_2026 = "portability2026"
@@ -98,7 +98,7 @@ def coverage(
     """Per framework: public functions, measured ones, and the share of calls they account for."""
     records = []
     for framework, group in matrix.groupby("framework"):
-        measured = set(group.loc[group["status"] != "not_in_wheel", "function"])
+        measured = set(group.loc[~group["status"].isin(("not_in_wheel", "harness")), "function"])
         public = set()
         if api is not None and len(api):
             mine = api[(api["framework"] == framework) & api["kind"].isin(API_KINDS)]
@@ -243,7 +243,7 @@ def top_findings(matrix: pd.DataFrame, per_framework: int = TOP_FINDINGS) -> pd.
 
 # A census pair on the CPU and on another device (same framework, entry, dtype and mode): what moving
 # the function off the CPU did to it. Statuses that say nothing either way are not compared.
-NOT_COMPARED = ("unconfirmed", "not_in_wheel")
+NOT_COMPARED = ("unconfirmed", "not_in_wheel", "harness")
 PAIR = ["framework", "origin", "entry", "dtype", "mode"]
 MOVES = ("works_both", "lost", "falls_back", "gained", "fails_both")
 
@@ -251,7 +251,7 @@ MOVES = ("works_both", "lost", "falls_back", "gained", "fails_both")
 def move_of(on_cpu: str, on_device: str) -> str:
     """works_both; lost (works on the CPU, fails, deviates or faults on the device); falls_back (ran
     on the device with an op on the host); gained (fails on the CPU, works on the device);
-    fails_both; not_compared (unconfirmed or not in the wheel on either side)."""
+    fails_both; not_compared (unconfirmed, not in the wheel or the harness's failure on either side)."""
     if on_cpu in NOT_COMPARED or on_device in NOT_COMPARED:
         return "not_compared"
     if on_device == "host_fallback":

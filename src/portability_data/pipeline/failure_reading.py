@@ -1,0 +1,61 @@
+"""Failing rows read again by the current failure rules (runner/rules/failures.yaml).
+
+Result shards are immutable and carry the rule that classified each failure when it ran; a rule
+added or mended later must still reach the tables built from them. Aggregation (curated outcomes)
+and the census support matrix both read failures through `reclassify_failures`, so that a failure
+the rules now put on the harness is the harness's in both. The study's imported rows (source
+mince2023) keep the study's own reading; a message cut at the stored length that the rules no
+longer recognise keeps the reading it had when whole.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from portability_data.pipeline.aggregate_subtests import FAILING
+from portability_data.pipeline.frames import column_values
+
+STUDY_SOURCE = "mince2023"  # imported rows: the study's reading of its failures stays
+STORED_MESSAGE_CHARS = 2000  # results keep this much of a message (runner/supervisor.py build_row)
+REREAD = "failure_reread"  # column reclassify_failures adds: the row's reading changed
+
+
+def reclassify_failures(results: pd.DataFrame) -> pd.DataFrame:
+    """The results with every failing row of our own sources classified again by the current rule
+    table (failure_category, failure_rule, failure_subcategory), and a boolean column REREAD
+    marking the rows whose reading changed (the rules: this module's docstring). Frames without
+    error_type and error_message cannot be re-read and come back as they are (REREAD false)."""
+    unchanged = results.assign(**{REREAD: False})
+    if not len(results) or not {"error_type", "error_message"} <= set(results.columns):
+        return unchanged
+    sources, outcomes = column_values(results["source"]), column_values(results["outcome"])
+    rows = [i for i, (s, o) in enumerate(zip(sources, outcomes)) if s != STUDY_SOURCE and o in FAILING]
+    if not rows:
+        return unchanged
+    from portability_data.runner.failures import UNCLASSIFIED, classify_failure_detail
+
+    frameworks = column_values(results["framework"])
+    types, messages = column_values(results["error_type"]), column_values(results["error_message"])
+    names = ("failure_category", "failure_rule", "failure_subcategory")
+    readings = [column_values(results[n]) if n in results else [None] * len(results) for n in names]
+    changed = [False] * len(results)
+    for i in rows:
+        message = messages[i] or ""
+        new = classify_failure_detail(frameworks[i], types[i] or "", message, outcome=outcomes[i])
+        old = tuple(reading[i] for reading in readings)
+        cut = len(message) >= STORED_MESSAGE_CHARS
+        if cut and new[1] == UNCLASSIFIED[1] and old[1] not in (None, UNCLASSIFIED[1]):
+            continue
+        if new != old:
+            changed[i] = True
+            for reading, value in zip(readings, new):
+                reading[i] = value
+    columns = {name: _like(results, name, reading) for name, reading in zip(names, readings)}
+    return results.assign(**columns, **{REREAD: changed})
+
+
+def _like(frame: pd.DataFrame, name: str, values: list) -> pd.Series:
+    """values as a column of frame: Arrow-typed where its column is, else plain objects (a plain
+    frame's all-null column is float, which strings would not fit)."""
+    dtype = frame[name].dtype if name in frame else None
+    return pd.Series(values, index=frame.index, dtype=dtype if isinstance(dtype, pd.ArrowDtype) else object)
