@@ -28,7 +28,9 @@ def reclassify_failures(results: pd.DataFrame) -> pd.DataFrame:
     unchanged = results.assign(**{REREAD: False})
     if not len(results) or not {"error_type", "error_message"} <= set(results.columns):
         return unchanged
-    sources, outcomes = column_values(results["source"]), column_values(results["outcome"])
+    outcomes = column_values(results["outcome"])
+    # a frame without sources is ours (the census's own frames in tests, a local run's rows)
+    sources = column_values(results["source"]) if "source" in results else [None] * len(results)
     rows = [i for i, (s, o) in enumerate(zip(sources, outcomes)) if s != STUDY_SOURCE and o in FAILING]
     if not rows:
         return unchanged
