@@ -198,6 +198,7 @@ def test_the_run_packages_into_a_submission_that_passes_the_check(made: Made) ->
         described["run_id"] == made.run_id
         and described["git_commit"] == git(made.root, "rev-parse", "HEAD").strip()
     )
+    assert described["code_modified"] is False and runs_row["code_modified"] is False  # ran as committed
     assert described["harness_digest"] == harness_digest(made.root / "cases") == runs_row["harness_digest"]
     assert set(described["case_digests"]) == {"jax.numpy.cos", "jax.numpy.sin"}
     assert system["hosts"][0]["cpu_model"] == runs_row["cpu_model"] and system["hosts"][0]["cpu_count"] >= 1
@@ -527,3 +528,26 @@ def test_a_census_module_is_vouched_for_with_the_input_files_it_imports(made: Ma
     newest_only = CommitDigests(root, max_commits=1)
     numpy_pair = ("torch.census.numpy.sqrt", wanted["torch.census.numpy.sqrt"])
     assert newest_only.unknown(set(), set(wanted.items())) == (set(), {numpy_pair})
+
+
+def test_a_run_from_code_git_commit_does_not_name_says_so(tmp_path: Path) -> None:
+    """git_commit names HEAD; a change to the package's code beside it (a runner rule mended before
+    committing, a module not yet added) ran too, and no digest covers the runner: the runs row's
+    code_modified says so. Data and case files are not code (case_digests name cases exactly)."""
+    from portability_data.runner.provenance import code_modified
+
+    assert code_modified(tmp_path) is None  # outside git: unknown, not "clean"
+    module = tmp_path / "src" / "portability_data" / "runner" / "rule.py"
+    module.parent.mkdir(parents=True)
+    module.write_text("LIMIT = 1\n")
+    git(tmp_path, "init", "-q")
+    git(tmp_path, "add", "src")
+    git(tmp_path, "commit", "-q", "-m", "code")
+    (tmp_path / "data").mkdir()
+    (tmp_path / "data" / "shard.parquet").write_bytes(b"rows")
+    assert code_modified(tmp_path) is False
+    module.write_text("LIMIT = 2\n")
+    assert code_modified(tmp_path) is True
+    git(tmp_path, "checkout", "-q", "--", "src")
+    (module.parent / "new_rule.py").write_text("NEW = True\n")
+    assert code_modified(tmp_path) is True

@@ -251,6 +251,23 @@ def package_versions(framework: str) -> dict[str, str]:
     return found
 
 
+def code_modified(repo_root: Path) -> bool | None:
+    """Whether the package's code (src/) differs from HEAD: tracked files changed or files added
+    (None outside git or where git is absent). A run from a checkout with such changes ran code
+    that git_commit does not name; the harness and case digests cover only their own files."""
+    try:
+        out = subprocess.run(
+            ["git", "-C", str(repo_root), "status", "--porcelain", "--", "src"],
+            capture_output=True,
+            text=True,
+            timeout=30,
+            check=False,
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return bool(out.stdout.strip()) if out.returncode == 0 else None
+
+
 def git_commit(repo_root: Path) -> str | None:
     """The checkout's HEAD commit (None outside git or where git is absent)."""
     try:

@@ -39,6 +39,7 @@ from portability_data.runner.progress import RunProgress
 from portability_data.runner.provenance import (
     OtherCpu,
     code_digests,
+    code_modified,
     cpu_model,
     git_commit,
     host_facts,
@@ -542,6 +543,7 @@ def finish(state: RunState, paths: Paths, status: str = "complete") -> str:
         "driver": info.driver,
         "packages": json.dumps(package_versions(state.spec.framework), sort_keys=True),
         "git_commit": git_commit(paths.repo_root),
+        "code_modified": code_modified(paths.repo_root),
         "params_hash": state.params_hash,
         "timer_floor_ms": info.timer_floor_ms,
         "started_at": dt.datetime.fromisoformat(state.started_at),

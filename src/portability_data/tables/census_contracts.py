@@ -1,7 +1,9 @@
-"""The census's table contracts: the support matrix and the cross-framework table (pyarrow only;
-`contracts` holds them in its TABLES beside the others)."""
+"""The census's table contracts: what the frameworks declare (`declared`), the support matrix and
+the cross-framework table (pyarrow only; `contracts` holds them in its TABLES beside the others)."""
 
 from __future__ import annotations
+
+import pyarrow as pa
 
 from portability_data.tables.arrow_fields import FLOAT64 as _f64
 from portability_data.tables.arrow_fields import INT64 as _i64
@@ -141,6 +143,105 @@ CROSSFRAMEWORK = _schema(
             True,
             "same_dtype (every framework of the group returned the same dtypes on the same inputs), "
             "differs (dtype promotion parts them); null: fewer than two recorded",
+        ),
+    ],
+)
+
+# The declared table: what a framework's own test databases declare about devices and dtypes.
+# origin: which database the declaration comes from (opinfo: OpInfo op_db; module: ModuleInfo
+# module_db; optimizer: OptimizerInfo optim_db; mps_list: the MPS backend's xfail/skip lists).
+DECLARED_ORIGINS = ("opinfo", "module", "optimizer", "mps_list", "harnesses", "tnp", "mapped")
+# declared: supported_dtype / unsupported_dtype (the entry's dtype list for the device type says the
+# dtype works / does not: test_ops checks both ways); expected_failure (the test is expected to fail
+# there); skip (the test is not run there); tolerance_override (the test compares with looser
+# tolerances there: atol/rtol in reason); other (a test-configuration decorator: runs only on some
+# device types, TF32 off, slow test; named in reason); unknown (a declaration the harvester could
+# not read: malformed, or a decorator it has no rule for; what it found is in reason).
+DECLARED_KINDS = (
+    "supported_dtype",
+    "unsupported_dtype",
+    "expected_failure",
+    "skip",
+    "tolerance_override",
+    "other",
+    "unknown",
+)
+# aspect: what of the entry a declaration is about: forward (its outputs), backward (its
+# gradients), error_inputs (the inputs it must reject); null: whatever the named test checks.
+DECLARED_ASPECTS = ("forward", "backward", "error_inputs")
+# Why an entry maps to no public function: private_name (a leading underscore or dunder: not
+# public API) or not_in_api (no candidate name is in the api table: a property, a lambda-only
+# entry, an internal op namespace).
+UNMAPPED_REASONS = ("private_name", "not_in_api")
+
+DECLARED = _schema(
+    "declared",
+    [
+        _field("framework", _str, False, "torch, tensorflow or jax"),
+        _field("framework_version", _str, False, "installed version whose own test databases were read"),
+        _field(
+            "function",
+            _str,
+            True,
+            "public qualified name the entry tests, checked against the api table "
+            "(null: none, see unmapped_reason)",
+        ),
+        _field("unmapped_reason", _str, True, "why function is null: private_name or not_in_api"),
+        _field("origin", _str, False, "which database: opinfo, module, optimizer or mps_list"),
+        _field(
+            "entry",
+            _str,
+            False,
+            "the database's own name: OpInfo name, ModuleInfo name (nn.Linear), optimizer, MPS list key",
+        ),
+        _field("variant", _str, True, "OpInfo variant_test_name (null: the entry has none)"),
+        _field(
+            "device_type",
+            _str,
+            True,
+            "device type as the wheel names it: cpu, cuda, rocm, xpu, mps, hpu, meta... (null: every one)",
+        ),
+        _field(
+            "dtype",
+            _str,
+            True,
+            "dtype as torch names it without the prefix, e.g. float32 (null: every dtype)",
+        ),
+        _field(
+            "declared",
+            _str,
+            False,
+            "supported_dtype, unsupported_dtype, expected_failure, skip, tolerance_override, other, unknown",
+        ),
+        _field(
+            "aspect",
+            _str,
+            True,
+            "forward, backward or error_inputs (null: whatever the named test checks; module dtypes: all)",
+        ),
+        _field(
+            "test_class", _str, True, "test class the declaration is limited to, e.g. TestCommon (null: all)"
+        ),
+        _field("test_name", _str, True, "test the declaration is limited to, e.g. test_out (null: all)"),
+        _field(
+            "active",
+            pa.bool_(),
+            True,
+            "its own condition (active_if, a skipIf dependency) held where the wheel was read "
+            "(null: decided when the test runs, or on another platform)",
+        ),
+        _field(
+            "reason",
+            _str,
+            True,
+            "the skip message, tolerance, list and comment, or what could not be read (null: none given)",
+        ),
+        _field(
+            "source",
+            _str,
+            False,
+            "where under torch/testing/_internal: file[:line]:symbol, e.g. "
+            "common_methods_invocations.py:op_db[3].decorators[1]",
         ),
     ],
 )

@@ -13,11 +13,16 @@ from portability_data.tables.arrow_fields import FLOAT64, INT64, STRING, describ
 from portability_data.tables.arrow_fields import SCHEMA_VERSION as SCHEMA_VERSION
 from portability_data.tables.census_contracts import AGREEMENTS as AGREEMENTS
 from portability_data.tables.census_contracts import CROSSFRAMEWORK, DTYPE_FIELDS, SUPPORT_MATRIX
+from portability_data.tables.census_contracts import DECLARED as DECLARED
+from portability_data.tables.census_contracts import DECLARED_ASPECTS as DECLARED_ASPECTS
 from portability_data.tables.census_contracts import DECLARED_DTYPE as DECLARED_DTYPE
+from portability_data.tables.census_contracts import DECLARED_KINDS as DECLARED_KINDS
+from portability_data.tables.census_contracts import DECLARED_ORIGINS as DECLARED_ORIGINS
 from portability_data.tables.census_contracts import DTYPE_AGREEMENTS as DTYPE_AGREEMENTS
 from portability_data.tables.census_contracts import FINDINGS as FINDINGS
 from portability_data.tables.census_contracts import STANDS_APART as STANDS_APART
 from portability_data.tables.census_contracts import SUPPORT_STATUSES as SUPPORT_STATUSES
+from portability_data.tables.census_contracts import UNMAPPED_REASONS as UNMAPPED_REASONS
 
 # Columns added since a schema version, all nullable: a file written at an older version is read
 # with these as nulls (additive evolution); any other difference is schema drift and an error.
@@ -51,6 +56,7 @@ ADDED_SINCE: dict[int, dict[str, tuple[str, ...]]] = {
         "support_matrix": ("result_dtype", "oracle_dtype", "dtype_mismatches"),
         "crossframework": ("result_dtype", "oracle_dtype", "dtype_mismatches", "dtype_agreement"),
     },
+    9: {"runs": ("code_modified",)},
 }
 
 FRAMEWORKS = ("torch", "tensorflow", "jax")
@@ -145,33 +151,6 @@ REPRODUCTION_REASONS = (
     "name_not_matched",
     "unexplained",
 )
-
-# The declared table: what a framework's own test databases declare about devices and dtypes.
-# origin: which database the declaration comes from (opinfo: OpInfo op_db; module: ModuleInfo
-# module_db; optimizer: OptimizerInfo optim_db; mps_list: the MPS backend's xfail/skip lists).
-DECLARED_ORIGINS = ("opinfo", "module", "optimizer", "mps_list", "harnesses", "tnp", "mapped")
-# declared: supported_dtype / unsupported_dtype (the entry's dtype list for the device type says the
-# dtype works / does not: test_ops checks both ways); expected_failure (the test is expected to fail
-# there); skip (the test is not run there); tolerance_override (the test compares with looser
-# tolerances there: atol/rtol in reason); other (a test-configuration decorator: runs only on some
-# device types, TF32 off, slow test; named in reason); unknown (a declaration the harvester could
-# not read: malformed, or a decorator it has no rule for; what it found is in reason).
-DECLARED_KINDS = (
-    "supported_dtype",
-    "unsupported_dtype",
-    "expected_failure",
-    "skip",
-    "tolerance_override",
-    "other",
-    "unknown",
-)
-# aspect: what of the entry a declaration is about: forward (its outputs), backward (its
-# gradients), error_inputs (the inputs it must reject); null: whatever the named test checks.
-DECLARED_ASPECTS = ("forward", "backward", "error_inputs")
-# Why an entry maps to no public function: private_name (a leading underscore or dunder: not
-# public API) or not_in_api (no candidate name is in the api table: a property, a lambda-only
-# entry, an internal op namespace).
-UNMAPPED_REASONS = ("private_name", "not_in_api")
 
 _str, _i64, _f64 = STRING, INT64, FLOAT64
 _field, _schema = described_field, table_schema
@@ -367,6 +346,14 @@ RUNS = _schema(
         ),
         _field("host_other_cpu_max", _f64, True, "largest of those per-case samples"),
         _field("jobs", _i64, True, "workers side by side (1: alone; > 1: census only; null: before v5)"),
+        _field(
+            "code_modified",
+            pa.bool_(),
+            True,
+            "the package's code (src/: runner, harness, rules) had uncommitted changes beside git_commit "
+            "when the row was written, so git_commit alone does not name the code that ran; case files "
+            "are named exactly by case_digests (null: before v9, or outside git)",
+        ),
     ],
 )
 
@@ -494,78 +481,6 @@ REPRODUCTION = _schema(
         ),
         _field("derivation", _str, False, "how ours is computed: tables, devices, functions counted"),
         _field("evidence", _str, True, "what in the data shows the reason: functions, subtests, outcomes"),
-    ],
-)
-
-DECLARED = _schema(
-    "declared",
-    [
-        _field("framework", _str, False, "torch, tensorflow or jax"),
-        _field("framework_version", _str, False, "installed version whose own test databases were read"),
-        _field(
-            "function",
-            _str,
-            True,
-            "public qualified name the entry tests, checked against the api table "
-            "(null: none, see unmapped_reason)",
-        ),
-        _field("unmapped_reason", _str, True, "why function is null: private_name or not_in_api"),
-        _field("origin", _str, False, "which database: opinfo, module, optimizer or mps_list"),
-        _field(
-            "entry",
-            _str,
-            False,
-            "the database's own name: OpInfo name, ModuleInfo name (nn.Linear), optimizer, MPS list key",
-        ),
-        _field("variant", _str, True, "OpInfo variant_test_name (null: the entry has none)"),
-        _field(
-            "device_type",
-            _str,
-            True,
-            "device type as the wheel names it: cpu, cuda, rocm, xpu, mps, hpu, meta... (null: every one)",
-        ),
-        _field(
-            "dtype",
-            _str,
-            True,
-            "dtype as torch names it without the prefix, e.g. float32 (null: every dtype)",
-        ),
-        _field(
-            "declared",
-            _str,
-            False,
-            "supported_dtype, unsupported_dtype, expected_failure, skip, tolerance_override, other, unknown",
-        ),
-        _field(
-            "aspect",
-            _str,
-            True,
-            "forward, backward or error_inputs (null: whatever the named test checks; module dtypes: all)",
-        ),
-        _field(
-            "test_class", _str, True, "test class the declaration is limited to, e.g. TestCommon (null: all)"
-        ),
-        _field("test_name", _str, True, "test the declaration is limited to, e.g. test_out (null: all)"),
-        _field(
-            "active",
-            pa.bool_(),
-            True,
-            "its own condition (active_if, a skipIf dependency) held where the wheel was read "
-            "(null: decided when the test runs, or on another platform)",
-        ),
-        _field(
-            "reason",
-            _str,
-            True,
-            "the skip message, tolerance, list and comment, or what could not be read (null: none given)",
-        ),
-        _field(
-            "source",
-            _str,
-            False,
-            "where under torch/testing/_internal: file[:line]:symbol, e.g. "
-            "common_methods_invocations.py:op_db[3].decorators[1]",
-        ),
     ],
 )
 

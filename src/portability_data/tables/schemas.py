@@ -196,6 +196,7 @@ class RunsTable(_Table):
     host_other_cpu_mean: Float = pa.Field(ge=0, nullable=True)
     host_other_cpu_max: Float = pa.Field(ge=0, nullable=True)
     jobs: Int = pa.Field(ge=1, nullable=True)
+    code_modified: Bool = pa.Field(nullable=True)
 
 
 class OutcomesTable(_Table):

@@ -30,7 +30,7 @@ DEVICE_FIELDS = ("device", "device_model", "accelerator", "driver")
 RUN_FIELDS = (
     "run_id", "source", "framework", "framework_version", "device", "device_model", "mode", "repeats",
     "status", "n_results", "timeout_s", "timer_floor_ms", "started_at", "finished_at", "params_hash",
-    "git_commit", "harness_digest", "cases_digest",
+    "git_commit", "code_modified", "harness_digest", "cases_digest",
 )  # fmt: skip
 
 
