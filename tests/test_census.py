@@ -483,7 +483,12 @@ def test_the_report_counts_a_function_failing_only_on_what_it_declares() -> None
 def test_a_numpy_namesake_claims_every_pair_and_the_furthest_pairs_are_listed() -> None:
     """jax.numpy.cbrt declares nothing per dtype, but as NumPy's namesake it claims NumPy's
     behaviour on the inputs NumPy takes: a failing pair makes it fail. Deviations are ranked."""
-    from portability_data.report.census import function_status, largest_deviations, numpy_disagreements
+    from portability_data.report.census import (
+        function_status,
+        largest_deviations,
+        numpy_disagreements,
+        status_summary,
+    )
 
     rows = [
         {**matrix_row("jax.numpy.cbrt", "float16", "fails", None), "framework": "jax", "origin": "numpy"},
@@ -494,6 +499,13 @@ def test_a_numpy_namesake_claims_every_pair_and_the_furthest_pairs_are_listed() 
     matrix["max_rel_error"] = [None, 3e-7, None]
     verdict = function_status(matrix).set_index("function")["fails"].to_dict()
     assert verdict == {"jax.numpy.cbrt": True, "jax.numpy.sin": False, "torch.abs": False}
+    # the summary counts both readings: failing what it claims, and failing at all (torch.abs)
+    summary = status_summary(matrix).set_index("framework")
+    readings = ["functions_failing_claimed", "functions_failing_any"]
+    assert summary[readings].to_dict("index") == {
+        "jax": {"functions_failing_claimed": 1, "functions_failing_any": 1},
+        "torch": {"functions_failing_claimed": 0, "functions_failing_any": 1},
+    }
     furthest = largest_deviations(matrix)
     assert furthest["function"].tolist() == ["jax.numpy.sin"] and furthest["max_rel_error"][0] == 3e-7
     matrix["error_message"] = ["input edge (9,) float16: 2 of 9 values off the oracle", None, "boom"]
@@ -602,8 +614,8 @@ def test_an_entry_the_installed_wheel_lacks_is_listed_not_in_wheel_never_failed(
     status = matrix.set_index("entry")["status"]
     assert status.to_dict() == {"abs": "works", "abs.gone_from_this_wheel": "not_in_wheel"}
     summary = status_summary(matrix).iloc[0]
-    counted = ("works", "not_in_wheel", "faults", "functions_failing")
-    assert [summary[column] for column in counted] == [1, 1, 0, 0]
+    counted = ("works", "not_in_wheel", "faults", "functions_failing_claimed", "functions_failing_any")
+    assert [summary[column] for column in counted] == [1, 1, 0, 0, 0]
     assert coverage(matrix, None, None).iloc[0]["measured_functions"] == 1
 
 
@@ -676,7 +688,8 @@ def test_a_failure_the_rules_now_put_on_the_harness_is_not_the_frameworks_in_any
             "case_id": f"{framework}.census.numpy.abs", "function": f"{framework}.abs",
             "test_id": f"cases/{framework}/census/test_numpy.py::test_entry[abs-bfloat16]",
             "subtest": "test_entry[abs-bfloat16]", "outcome": outcome, "confirmation": None,
-            "failure_category": "other" if message else None, "failure_rule": "unclassified" if message else None,
+            "failure_category": "other" if message else None,
+            "failure_rule": "unclassified" if message else None,
             "error_type": "ModuleNotFoundError" if message else None, "error_message": message,
             "samples": None if message else 3, "samples_failed": None if message else 0,
         })  # fmt: skip

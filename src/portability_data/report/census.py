@@ -51,18 +51,18 @@ def claimed(matrix: pd.DataFrame) -> pd.Series:
 
 
 def function_status(matrix: pd.DataFrame) -> pd.DataFrame:
-    """Per setting and function: pairs, pairs failing among those it claims (claimed), verdict."""
+    """Per setting and function: pairs, pairs failing among those it claims (claimed), pairs failing
+    at all, verdict (fails: a claimed pair fails)."""
     claims = claimed(matrix)
-    frame = matrix.assign(
-        _declared_fail=matrix["status"].isin(FAILING_STATUS) & claims,
-        _declared=claims,
-    )
+    failing = matrix["status"].isin(FAILING_STATUS)
+    frame = matrix.assign(_declared_fail=failing & claims, _declared=claims, _failing=failing)
     grouped = frame.groupby([*SETTING, "function"])
     table = pd.DataFrame(
         {
             "pairs": grouped.size(),
             "declared_pairs": grouped["_declared"].sum(),
             "failing_declared": grouped["_declared_fail"].sum(),
+            "failing_pairs": grouped["_failing"].sum(),
         }
     ).reset_index()
     table["fails"] = table["failing_declared"] > 0
@@ -81,7 +81,8 @@ def status_summary(matrix: pd.DataFrame) -> pd.DataFrame:
                 **dict(zip(SETTING, setting)),
                 "entries": group["entry"].nunique(),
                 "functions": group["function"].nunique(),
-                "functions_failing": int(mine["fails"].sum()),
+                "functions_failing_claimed": int(mine["fails"].sum()),
+                "functions_failing_any": int((mine["failing_pairs"] > 0).sum()),
                 "pairs": len(group),
                 **{status: int(counts.get(status, 0)) for status in KINDS},
                 "faults": int(counts.drop(list(KINDS), errors="ignore").sum()),
@@ -434,7 +435,10 @@ def census_section(data_dir: Path) -> tuple[Section, dict[str, Any]] | None:
         "reference function for modules), eager for the compiled mode, under the per-dtype tolerances of "
         "params.yaml, at the less precise of the result's and the reference's dtypes (the rule of "
         "torch.testing.assert_close): the `support_matrix` table. A function fails in a setting when a "
-        "pair it claims fails (all samples raise) or partly fails (some raise): claimed means declared "
+        "pair it claims fails (all samples raise) or partly fails (some raise) (`functions_failing_claimed`; "
+        "`functions_failing_any` counts a function with any pair failing, claimed or not: where a "
+        "framework declares nothing for a device, as torch for xla, only its NumPy namesakes claim): "
+        "claimed means declared "
         "supported by the framework (PyTorch's dtype lists, for a torch namesake those of the OpInfo entry "
         "declaring it; JAX's harness limitations), and for a jax.numpy or tf.experimental.numpy NumPy "
         "namesake every pair (it claims NumPy's behaviour on inputs NumPy accepts); pairs a framework "
@@ -447,8 +451,9 @@ def census_section(data_dir: Path) -> tuple[Section, dict[str, Any]] | None:
         "held to NumPy; where their statuses differ, the framework that stands apart. Moving off the "
         "CPU: a pair measured on the CPU and on another device of the same framework and mode is "
         "`lost` when it works on the CPU and fails, deviates or faults there, `falls_back` when it ran "
-        "there with an op on the host, `gained` the other way; pairs unconfirmed or not in a wheel on "
-        "either side are not compared. The device's framework version may differ from the CPU's "
+        "there with an op on the host, `gained` the other way; pairs unconfirmed, not in a wheel or "
+        "failed by our own test code (`harness`, by the current failure rules) on either side are not "
+        "compared. The device's framework version may differ from the CPU's "
         "(torch_xla pins torch 2.9): both are named. Result dtypes: a NumPy namesake's rows record the "
         "dtypes it returned beside NumPy's on the same inputs (since schema 8; earlier rows say nothing), "
         "so dtype promotion is counted where no value is off: off NumPy's per framework, and across "
