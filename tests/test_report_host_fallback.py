@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pandas as pd
@@ -11,6 +12,7 @@ from portability_data.report.host_fallback import (
     headline_metrics,
     setting_summary,
     top_functions,
+    xla_rows,
     xla_then_now,
     xla_then_now_summary,
 )
@@ -232,3 +234,26 @@ def test_census_rows_are_counted_apart_and_stay_out_of_the_then_and_now() -> Non
     )  # fmt: skip
     [argsort] = xla_then_now(rows, changes, pd.DataFrame()).to_dict("records")
     assert (argsort["on_device_now"], argsort["subtests"], argsort["fallback_ops"]) == ("lowered", 1, "")
+
+
+def test_a_repeat_the_harness_failed_does_not_fail_its_subtest(tmp_path: Path) -> None:
+    """Two census runs of the same code pool as two repeats. In the first, the NumPy generator
+    lacked ml_dtypes (an environment gap, category "other" when it ran, the harness's by the current
+    rules); in the second the pair passed. Read as aggregation reads it, the subtest passed."""
+    from portability_data.tables.tableio import write_table
+    from tests.conftest import example_rows
+
+    base = {**example_rows()["results"][0], "device": "xla", "device_model": "XLA CPU (PJRT)"}
+    base |= {"case_id": "torch.census.numpy.abs", "function": "torch.abs"}
+    base |= {"subtest": "test_entry[abs-bfloat16]"}
+    gap = {**base, "run_id": "torch-xla-eager-census-1", "outcome": "failed", "confirmation": "confirmed",
+           "error_type": "ModuleNotFoundError", "error_message": "No module named 'ml_dtypes'",
+           "failure_category": "other", "failure_rule": "unclassified"}  # fmt: skip
+    measured = {**base, "run_id": "torch-xla-eager-census-2", "outcome": "passed", "confirmation": None}
+    for row in (gap, measured):
+        shard = tmp_path / "results" / "portability" / f"{row['run_id']}.parquet"
+        write_table("results", pd.DataFrame([row]), shard)
+    rows = xla_rows(tmp_path)
+    assert rows.set_index("run_id").loc["torch-xla-eager-census-1", "failure_category"] == "harness"
+    summary = setting_summary(rows).iloc[0]
+    assert (summary["repeats"], summary["subtests_passed"], summary["subtests_failing"]) == (2, 1, 0)

@@ -17,6 +17,7 @@ from typing import Any
 import pandas as pd
 
 from portability_data.pipeline.aggregate_subtests import FAILING, Subtest, supersede
+from portability_data.pipeline.failure_reading import reclassify_failures
 from portability_data.pipeline.frames import plain_frame
 from portability_data.report.inputs import FAILING as FAILING_FUNCTION_OUTCOMES
 from portability_data.report.inputs import setting_label
@@ -53,8 +54,9 @@ def _beyond_reads(ops: Any) -> bool:
 
 
 def xla_rows(data_dir: Path) -> pd.DataFrame:
-    """Our results rows on an XLA device, pooled as aggregation pools them (newest harness and
-    case files per setting and case); empty when there are none."""
+    """Our results rows on an XLA device, pooled and with failures read by the current rules, as
+    aggregation pools and reads them (newest harness and case files per setting and case; a
+    failure the rules put on the harness does not fail its subtest); empty when there are none."""
     if not (data_dir / "results").exists():
         return pd.DataFrame()
     results = read_table("results", data_dir / "results")
@@ -63,7 +65,7 @@ def xla_rows(data_dir: Path) -> pd.DataFrame:
         return pd.DataFrame()
     runs = read_table("runs", data_dir / "runs") if (data_dir / "runs").exists() else None
     pooled, _ = supersede(results.reset_index(drop=True), runs)
-    return plain_frame(pooled)
+    return plain_frame(reclassify_failures(pooled))
 
 
 def _counted(frame: pd.DataFrame) -> pd.Series:
@@ -126,7 +128,8 @@ def setting_summary(rows: pd.DataFrame) -> pd.DataFrame:
                 "subtests_failing": int((status == "failing").sum()),
                 "subtests_other": int((status == "other").sum()),
                 "functions_with_host_fallback": fell["function"].nunique(),
-                "of_them_beyond_host_reads": fell[fell["host_fallback_ops"].map(_beyond_reads)][
+                # astype: an empty mask of objects would select columns (a setting without fallbacks)
+                "of_them_beyond_host_reads": fell[fell["host_fallback_ops"].map(_beyond_reads).astype(bool)][
                     "function"
                 ].nunique(),
                 "distinct_fallback_ops": len(
