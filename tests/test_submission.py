@@ -198,7 +198,8 @@ def test_the_run_packages_into_a_submission_that_passes_the_check(made: Made) ->
         described["run_id"] == made.run_id
         and described["git_commit"] == git(made.root, "rev-parse", "HEAD").strip()
     )
-    assert described["code_modified"] is False and runs_row["code_modified"] is False  # ran as committed
+    # the package that ran is this checkout's, not the made repository's: its commit says nothing of it
+    assert described["code_modified"] is None and runs_row["code_modified"] is None
     assert described["harness_digest"] == harness_digest(made.root / "cases") == runs_row["harness_digest"]
     assert set(described["case_digests"]) == {"jax.numpy.cos", "jax.numpy.sin"}
     assert system["hosts"][0]["cpu_model"] == runs_row["cpu_model"] and system["hosts"][0]["cpu_count"] >= 1
@@ -536,18 +537,21 @@ def test_a_run_from_code_git_commit_does_not_name_says_so(tmp_path: Path) -> Non
     code_modified says so. Data and case files are not code (case_digests name cases exactly)."""
     from portability_data.runner.provenance import code_modified
 
-    assert code_modified(tmp_path) is None  # outside git: unknown, not "clean"
-    module = tmp_path / "src" / "portability_data" / "runner" / "rule.py"
+    package = tmp_path / "src" / "portability_data"
+    module = package / "runner" / "rule.py"
     module.parent.mkdir(parents=True)
     module.write_text("LIMIT = 1\n")
+    assert code_modified(tmp_path, package) is None  # outside git: unknown, not "clean"
     git(tmp_path, "init", "-q")
     git(tmp_path, "add", "src")
     git(tmp_path, "commit", "-q", "-m", "code")
     (tmp_path / "data").mkdir()
     (tmp_path / "data" / "shard.parquet").write_bytes(b"rows")
-    assert code_modified(tmp_path) is False
+    assert code_modified(tmp_path, package) is False
     module.write_text("LIMIT = 2\n")
-    assert code_modified(tmp_path) is True
+    assert code_modified(tmp_path, package) is True
     git(tmp_path, "checkout", "-q", "--", "src")
     (module.parent / "new_rule.py").write_text("NEW = True\n")
-    assert code_modified(tmp_path) is True
+    assert code_modified(tmp_path, package) is True
+    # the package that runs is not this checkout's (an install, another worktree): nothing to say
+    assert code_modified(tmp_path) is None

@@ -251,10 +251,17 @@ def package_versions(framework: str) -> dict[str, str]:
     return found
 
 
-def code_modified(repo_root: Path) -> bool | None:
-    """Whether the package's code (src/) differs from HEAD: tracked files changed or files added
-    (None outside git or where git is absent). A run from a checkout with such changes ran code
-    that git_commit does not name; the harness and case digests cover only their own files."""
+PACKAGE_DIR = Path(__file__).resolve().parents[1]  # src/portability_data: the code running now
+
+
+def code_modified(repo_root: Path, package_dir: Path = PACKAGE_DIR) -> bool | None:
+    """Whether the package's code (src/) differs from HEAD: tracked files changed or files added.
+    None where that says nothing of the code that ran: outside git, without git, or where the
+    running package is not this checkout's (installed elsewhere, another worktree's). A run from a
+    checkout with such changes ran code that git_commit does not name; the harness and case digests
+    cover only their own files."""
+    if Path(package_dir).resolve() != (Path(repo_root) / "src" / "portability_data").resolve():
+        return None
     try:
         out = subprocess.run(
             ["git", "-C", str(repo_root), "status", "--porcelain", "--", "src"],

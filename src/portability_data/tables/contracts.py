@@ -352,7 +352,8 @@ RUNS = _schema(
             True,
             "the package's code (src/: runner, harness, rules) had uncommitted changes beside git_commit "
             "when the row was written, so git_commit alone does not name the code that ran; case files "
-            "are named exactly by case_digests (null: before v9, or outside git)",
+            "are named exactly by case_digests (null: before v9, outside git, or the package that ran "
+            "is not this checkout's)",
         ),
     ],
 )
