@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from portability_data.pipeline.crossframework import NOT_MEASURED
 from portability_data.pipeline.frames import plain_frame
 from portability_data.pipeline.sampling import decile_buckets
 from portability_data.report.render import Section
@@ -99,7 +100,7 @@ def coverage(
     """Per framework: public functions, measured ones, and the share of calls they account for."""
     records = []
     for framework, group in matrix.groupby("framework"):
-        measured = set(group.loc[~group["status"].isin(("not_in_wheel", "harness")), "function"])
+        measured = set(group.loc[~group["status"].isin(NOT_MEASURED), "function"])
         public = set()
         if api is not None and len(api):
             mine = api[(api["framework"] == framework) & api["kind"].isin(API_KINDS)]
@@ -244,7 +245,7 @@ def top_findings(matrix: pd.DataFrame, per_framework: int = TOP_FINDINGS) -> pd.
 
 # A census pair on the CPU and on another device (same framework, entry, dtype and mode): what moving
 # the function off the CPU did to it. Statuses that say nothing either way are not compared.
-NOT_COMPARED = ("unconfirmed", "not_in_wheel", "harness")
+NOT_COMPARED = ("unconfirmed", *NOT_MEASURED)
 PAIR = ["framework", "origin", "entry", "dtype", "mode"]
 MOVES = ("works_both", "lost", "falls_back", "gained", "fails_both")
 

@@ -262,29 +262,25 @@ def code_modified(repo_root: Path, package_dir: Path = PACKAGE_DIR) -> bool | No
     cover only their own files."""
     if Path(package_dir).resolve() != (Path(repo_root) / "src" / "portability_data").resolve():
         return None
-    try:
-        out = subprocess.run(
-            ["git", "-C", str(repo_root), "status", "--porcelain", "--", "src"],
-            capture_output=True,
-            text=True,
-            timeout=30,
-            check=False,
-        )
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    return bool(out.stdout.strip()) if out.returncode == 0 else None
+    out = _git(repo_root, ["status", "--porcelain", "--", "src"], timeout_s=30)
+    return None if out is None or out.returncode != 0 else bool(out.stdout.strip())
 
 
 def git_commit(repo_root: Path) -> str | None:
     """The checkout's HEAD commit (None outside git or where git is absent)."""
+    out = _git(repo_root, ["rev-parse", "HEAD"], timeout_s=10)
+    return None if out is None else out.stdout.strip() or None
+
+
+def _git(repo_root: Path, args: list[str], timeout_s: float) -> subprocess.CompletedProcess[str] | None:
+    """git run in the checkout, its output as text; None where git is absent or hangs."""
     try:
-        out = subprocess.run(
-            ["git", "-C", str(repo_root), "rev-parse", "HEAD"],
+        return subprocess.run(
+            ["git", "-C", str(repo_root), *args],
             capture_output=True,
             text=True,
-            timeout=10,
+            timeout=timeout_s,
             check=False,
         )
     except (OSError, subprocess.TimeoutExpired):
         return None
-    return out.stdout.strip() or None
