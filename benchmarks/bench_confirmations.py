@@ -11,10 +11,15 @@ the forking process's own start included), the ratio spawn / fork (the speed-up)
 every pair's outcome and error type by fork equals the spawned one (they must: the fork is a
 fresh worker, or it is not a confirmation).
 
-Run it on a quiet host. Writes benchmarks/results/bench_confirmations.json and prints a summary.
+With `--device xla` (torch only, run by the torch_xla environment's python with PJRT_DEVICE=CPU)
+the pairs come from the newest xla eager census shard and both arms run on XLA's CPU backend,
+where the forking process also preloads torch_xla and torch's test databases (fork_worker.preload).
+
+Run it on a quiet host. Writes benchmarks/results/bench_confirmations.json (bench_confirmations_xla
+.json for xla) and prints a summary.
 
 Usage: python benchmarks/bench_confirmations.py [--pairs 12] [--seed 0] [--rounds 2]
-       [--frameworks torch jax tensorflow]
+       [--frameworks torch jax tensorflow] [--device cpu|xla]
 """
 
 from __future__ import annotations
@@ -36,10 +41,10 @@ RESULTS = REPO / "benchmarks" / "results"
 FAILING = ("failed", "error", "crashed")
 
 
-def failing_pairs(framework: str, count: int, seed: int) -> tuple[str, list[str]]:
+def failing_pairs(framework: str, device: str, count: int, seed: int) -> tuple[str, list[str]]:
     """(run id, test ids) of up to `count` failing pairs of the newest eager census shard."""
     shards = sorted(
-        (REPO / "data" / "results" / "portability").glob(f"{framework}-cpu-eager-census-*.parquet")
+        (REPO / "data" / "results" / "portability").glob(f"{framework}-{device}-eager-census-*.parquet")
     )
     if not shards:
         return "", []
@@ -49,10 +54,12 @@ def failing_pairs(framework: str, count: int, seed: int) -> tuple[str, list[str]
     return newest.stem, sorted(random.Random(seed).sample(failing, min(count, len(failing))))
 
 
-def one_arm(framework: str, method: str, test_ids: list[str], scratch: Path) -> tuple[float, dict[str, list]]:
+def one_arm(
+    framework: str, device: str, method: str, test_ids: list[str], scratch: Path
+) -> tuple[float, dict[str, list]]:
     """(wall seconds, test id -> [outcome, error type]) of every pair confirmed by `method`."""
     paths = Paths.under(REPO)
-    spec = RunSpec(framework=framework, device="cpu", repeats=1, timeout_s=300, suite="census")
+    spec = RunSpec(framework=framework, device=device, repeats=1, timeout_s=300, suite="census")
     alone = AloneRunner(spec, paths, scratch, scratch / f"{framework}-{method}.log", method)
     verdicts = {}
     started = time.perf_counter()
@@ -75,12 +82,18 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--frameworks", nargs="+", default=["torch", "jax", "tensorflow"])
+    parser.add_argument("--device", choices=["cpu", "xla"], default="cpu")
     args = parser.parse_args()
-    report: dict = {"pairs": args.pairs, "seed": args.seed, "rounds": args.rounds, "frameworks": {}}
+    if args.device == "xla" and args.frameworks != ["torch"]:
+        parser.error("--device xla measures torch only: add --frameworks torch")
+    report: dict = {
+        "pairs": args.pairs, "seed": args.seed, "rounds": args.rounds, "device": args.device,
+        "frameworks": {},
+    }  # fmt: skip
     with tempfile.TemporaryDirectory(prefix="bench-confirm-") as name:
         scratch = Path(name)
         for framework in args.frameworks:
-            run_id, test_ids = failing_pairs(framework, args.pairs, args.seed)
+            run_id, test_ids = failing_pairs(framework, args.device, args.pairs, args.seed)
             if not test_ids:
                 print(f"{framework}: no eager census shard with failing pairs; skipped")
                 continue
@@ -89,7 +102,7 @@ def main() -> None:
             for round_no in range(args.rounds):
                 order = ("spawn", "fork") if round_no % 2 == 0 else ("fork", "spawn")
                 for method in order:
-                    wall, verdicts = one_arm(framework, method, test_ids, scratch)
+                    wall, verdicts = one_arm(framework, args.device, method, test_ids, scratch)
                     walls[method].append(wall)
                     if method in seen and seen[method] != verdicts:
                         raise SystemExit(f"{framework}: {method} gave other verdicts in round {round_no}")
@@ -117,7 +130,8 @@ def main() -> None:
                 f"verdicts equal: {not differing}"
             )
     RESULTS.mkdir(exist_ok=True)
-    (RESULTS / "bench_confirmations.json").write_text(json.dumps(report, indent=2) + "\n")
+    name = "bench_confirmations.json" if args.device == "cpu" else f"bench_confirmations_{args.device}.json"
+    (RESULTS / name).write_text(json.dumps(report, indent=2) + "\n")
 
 
 if __name__ == "__main__":

@@ -18,7 +18,7 @@ from portability_data.runner.fault_rows import describe_fault, limit_message, no
 from portability_data.runner.provenance import CPU_FEATURES
 from portability_data.runner.spec import Paths, RunError, RunSpec
 from portability_data.runner.supervisor import run
-from portability_data.runner.worker_process import WorkerHung, WorkerOverMemory
+from portability_data.runner.worker_process import WorkerHung, WorkerOverMemory, worker_environment
 
 FAULTS = """
 import ctypes, os, sys, time
@@ -291,6 +291,23 @@ def test_scratch_cwd():
     paths = Paths.under(case_repo.root)
     run_id = run(RunSpec(framework="torch", device="cpu", repeats=1), paths, log=lambda m: None)
     assert {r["outcome"] for r in rows_of(paths, run_id)} == {"passed"}
+
+
+@pytest.mark.parametrize(
+    "device, pjrt, hidden",
+    [("xla", "CPU", True), ("xla", "cpu", True), ("xla", "CUDA", False), ("cpu", "CPU", False)],
+)
+def test_workers_on_xla_cpu_see_no_cuda_device(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, device: str, pjrt: str, hidden: bool
+) -> None:
+    """XLA's CPU backend needs no GPU; hiding them keeps torch_xla's CUDA build of torch from
+    initialising a driver (which lets the confirmations' fork server preload torch's databases)."""
+    monkeypatch.setenv("PJRT_DEVICE", pjrt)
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "0")
+    spec = RunSpec(framework="torch", device=device, repeats=1)
+    env = worker_environment(spec, Paths.under(tmp_path), tmp_path, events_fd=3)
+    assert env["CUDA_VISIBLE_DEVICES"] == ("" if hidden else "0")
+    assert env["PJRT_DEVICE"] == pjrt
 
 
 def test_a_killed_run_can_be_closed_as_partial(case_repo) -> None:

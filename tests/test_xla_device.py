@@ -132,3 +132,34 @@ def test_the_module_census_finds_the_classes_torch_xla_rebinds(xla_python: Path)
     rebound_in, absent = done.stdout.strip().splitlines()[-2:]
     assert rebound_in == "torch_xla.experimental.gru"
     assert absent == "['nn.LinearCrossEntropyLoss']"  # added to torch after 2.9 (the manifest: 2.13)
+
+
+def test_the_confirmations_fork_server_preloads_torch_xla_then_the_databases(xla_python: Path) -> None:
+    """On XLA's CPU backend the fork server imports what each fresh worker would (torch_xla, then
+    torch's test databases, with CUDA hidden as worker_process does) in a spawned worker's order:
+    torch_xla first, so the ModuleInfo database holds the GRU class torch_xla binds, as a spawned
+    worker's collection does; no Python or extra native thread is left to make the fork unsafe."""
+    code = (
+        "import torch, threading\n"
+        "from portability_data.runner import fork_worker\n"
+        "before = fork_worker.native_threads()\n"
+        "loaded = fork_worker.preload('torch', '.')\n"
+        "from torch.testing._internal.common_modules import module_db\n"
+        "gru = next(info.module_cls for info in module_db if info.module_cls.__name__ == 'GRU')\n"
+        "print(loaded)\n"
+        "print(gru.__module__, threading.active_count(), fork_worker.native_threads() - before)\n"
+    )
+    environment = {**os.environ, "PJRT_DEVICE": "CPU", "PORTABILITY_DEVICE": "xla"}
+    environment.update(CUDA_VISIBLE_DEVICES="", PYTHONPATH=str(REPO_ROOT / "src"))
+    done = subprocess.run(
+        [str(xla_python), "-c", code], cwd=REPO_ROOT, capture_output=True, text=True, check=False,
+        timeout=300, env=environment,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-3000:]
+    loaded, state = done.stdout.strip().splitlines()[-2:]
+    names = eval(loaded)  # a list of module and file names printed by the child
+    assert names.index("torch_xla") < names.index("torch.testing._internal.common_modules"), names
+    assert {"opinfo.yaml", "torch.testing._internal.common_methods_invocations"} <= set(names)
+    gru_module, python_threads, new_native_threads = state.split()
+    assert gru_module == "torch_xla.experimental.gru"
+    assert python_threads == "1" and int(new_native_threads) <= 1  # scipy's OpenBLAS server at most

@@ -18,12 +18,16 @@ Forking is safe only where no other thread can hold a lock at the fork: the proc
 in `ready`, which the confirmation journals. The supervisor then falls back to spawned workers.
 
 Before forking it also reads what every child would read first and never changes (`preload`): the
-framework's census manifests (parsed once, ~0.5 s each time otherwise), and on a CPU-only build
+framework's census manifests (parsed once, ~0.5 s each time otherwise); where no CUDA driver can
+be reached (a CPU-only build, or every CUDA device hidden, as the runner does for XLA's CPU backend)
 the framework's own test databases the census modules collect from (torch's OpInfo, ModuleInfo and
-OptimizerInfo: ~5 s per child otherwise). A spawned worker imports the same before its subtest, at
-collection; nothing of the device or of any case runs here. Last it freezes what is alive (as a
-worker does before its first case), so no child walks the framework's objects in its own
-collection again.
+OptimizerInfo: ~5 s per child otherwise); and on XLA's CPU backend the torch_xla modules the device
+setup imports (~3.5 s per child otherwise), before the databases, as in a spawned worker: importing
+torch_xla rebinds some torch.nn classes, which the ModuleInfo database then holds. A spawned worker
+imports the same before its subtest, at its device setup and its collection; nothing of the device
+or of any case runs here (torch_xla makes its PJRT client at the first device call, in the child).
+Last it freezes what is alive (as a worker does before its first case), so no child walks the
+framework's objects in its own collection again.
 """
 
 from __future__ import annotations
@@ -39,8 +43,8 @@ from pathlib import Path
 from typing import Any, TextIO
 
 # The framework's test databases its census modules import, read here once instead of once per
-# child. Only on a build without an accelerator runtime: torch's test utilities ask CUDA whether
-# it is there at import, and a CUDA driver initialised before a fork is unusable in the child.
+# child. Only where no CUDA driver can be reached: torch's test utilities ask CUDA whether it is
+# there at import, and a CUDA driver initialised before a fork is unusable in the child.
 # (Importing them starts scipy's OpenBLAS server thread, which re-arms at fork like the others.)
 TEST_DATABASES = {
     "torch": (
@@ -49,6 +53,8 @@ TEST_DATABASES = {
         "torch.testing._internal.common_optimizers",
     ),
 }
+# What the xla device's setup imports (runner.backends.TorchBackend); no thread starts at import.
+XLA_MODULES = ("torch_xla", "torch_xla.core.xla_model", "torch_xla.debug.metrics")
 
 
 def _emit(stream: TextIO, event: dict[str, Any]) -> None:
@@ -64,19 +70,31 @@ def native_threads() -> int:
         return -1
 
 
-def accelerator_free(framework: str) -> bool:
-    """True where the framework's build has no accelerator runtime to initialise by accident."""
+def cuda_unreachable(framework: str) -> bool:
+    """True where asking CUDA whether it is there cannot initialise a driver a child would inherit:
+    a build without an accelerator runtime, or a CUDA build whose devices are all hidden
+    (CUDA_VISIBLE_DEVICES empty, which worker_process sets for XLA's CPU backend)."""
     if framework != "torch":
         return False
     import torch
 
-    return torch.version.cuda is None and getattr(torch.version, "hip", None) is None
+    if getattr(torch.version, "hip", None) is not None:
+        return False
+    return torch.version.cuda is None or os.environ.get("CUDA_VISIBLE_DEVICES") == ""
+
+
+def xla_on_cpu() -> bool:
+    """The worker's device is XLA on its CPU backend (PJRT_DEVICE=CPU), as on this project's CI."""
+    return (
+        os.environ.get("PORTABILITY_DEVICE") == "xla" and os.environ.get("PJRT_DEVICE", "").upper() == "CPU"
+    )
 
 
 def preload(framework: str, rootdir: str) -> list[str]:
-    """Read the framework's census manifests and (accelerator-free builds only) its test databases;
-    the names of what was loaded, for `ready`. What fails to load is left to the child, which
-    loads it again and reports the failure where it belongs, as a spawned worker would."""
+    """Read the framework's census manifests, torch_xla's modules on XLA's CPU backend, and (no
+    CUDA driver reachable) the framework's test databases; the names of what was loaded, for
+    `ready`. What fails to load is left to the child, which loads it again and reports the failure
+    where it belongs, as a spawned worker would."""
     from portability_data.runner.census_rows import CensusManifestError, manifest_paths, read_manifest
 
     loaded = []
@@ -86,13 +104,15 @@ def preload(framework: str, rootdir: str) -> list[str]:
             loaded.append(path.name)
         except CensusManifestError:
             continue
-    if accelerator_free(framework):
-        for module in TEST_DATABASES.get(framework, ()):
-            try:
-                importlib.import_module(module)
-                loaded.append(module)
-            except Exception:  # the child's own import says why
-                continue
+    modules = XLA_MODULES if framework == "torch" and xla_on_cpu() else ()
+    if cuda_unreachable(framework):  # after torch_xla, which rebinds classes the databases hold
+        modules += TEST_DATABASES.get(framework, ())
+    for module in modules:
+        try:
+            importlib.import_module(module)
+            loaded.append(module)
+        except Exception:  # the child's own import says why
+            continue
     return loaded
 
 

@@ -218,6 +218,10 @@ def worker_environment(spec: RunSpec, paths: Paths, scratch: Path, events_fd: in
             "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1",
         }
     )
+    if spec.device == "xla" and env.get("PJRT_DEVICE", "").upper() == "CPU":
+        # XLA's CPU backend uses no GPU: hidden, a CUDA build of torch (torch_xla's) initialises no
+        # driver, in a spawned worker as in the confirmations' fork server (fork_worker.preload)
+        env["CUDA_VISIBLE_DEVICES"] = ""
     return env
 
 
