@@ -15,6 +15,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from portability_data.runner.fault_rows import describe_fault, limit_message, not_rerun_event
+from portability_data.runner.journal import Journal
 from portability_data.runner.provenance import CPU_FEATURES
 from portability_data.runner.spec import Paths, RunError, RunSpec
 from portability_data.runner.supervisor import run
@@ -291,6 +292,9 @@ def test_scratch_cwd():
     paths = Paths.under(case_repo.root)
     run_id = run(RunSpec(framework="torch", device="cpu", repeats=1), paths, log=lambda m: None)
     assert {r["outcome"] for r in rows_of(paths, run_id)} == {"passed"}
+    # the code's state is taken at the start (journaled, so a resume keeps it): outside git, unknown
+    header, _ = Journal(paths.journal_dir / f"{run_id}.jsonl").read()
+    assert header["code"] == {"git_commit": None, "code_modified": None}
 
 
 @pytest.mark.parametrize(

@@ -555,3 +555,31 @@ def test_a_run_from_code_git_commit_does_not_name_says_so(tmp_path: Path) -> Non
     assert code_modified(tmp_path, package) is True
     # the package that runs is not this checkout's (an install, another worktree): nothing to say
     assert code_modified(tmp_path) is None
+
+
+def state(commit: str, modified: bool | None) -> dict:
+    """A checkout's code state as provenance.code_state gives it."""
+    return {"git_commit": commit, "code_modified": modified}
+
+
+@pytest.mark.parametrize(
+    "at_start, at_finish, expected",
+    [
+        (state("a", False), state("a", False), ("a", False)),
+        # committed while it ran: workers started after the commit ran code the start's commit lacks
+        (state("a", False), state("b", False), ("a", True)),
+        # src/ edited and the edit undone while it ran, or edited only at the start: modified
+        (state("a", True), state("a", False), ("a", True)),
+        (state("a", False), state("a", True), ("a", True)),
+        # one reading unknown and none modified: unknown, never "clean"
+        (state("a", None), state("a", False), ("a", None)),
+        # a journal from before the start was recorded: the finish's state, as before
+        (None, state("b", False), ("b", False)),
+    ],
+)
+def test_a_run_names_the_commit_it_started_from_and_a_change_while_it_ran(
+    at_start: dict | None, at_finish: dict, expected: tuple
+) -> None:
+    from portability_data.runner.provenance import code_as_run
+
+    assert code_as_run(at_start, at_finish) == expected

@@ -131,6 +131,7 @@ class RunState:
     done: set[tuple[str, int]] = field(default_factory=set)
     info: WorkerInfo | None = None
     digests: dict[str, Any] | None = None  # taken when the run starts: the code as it ran
+    code: dict[str, Any] | None = None  # git_commit, code_modified when the run started (provenance)
     # 1-minute load average at each case start (journaled: a resumed run keeps the earlier ones)
     host_load: list[float] = field(default_factory=list)
     # CPU cores' worth of work outside the run's own process tree, per case (provenance.OtherCpu)
@@ -168,6 +169,7 @@ def resume_state(run_id: str, paths: Paths) -> RunState:
         header["params_hash"],
         digests=header.get("digests"),
         jobs=int(header.get("jobs", 1)),
+        code=header.get("code"),
     )
     state.done = {(r["test_id"], r["repeat"]) for r in rows}
     for row in rows:

@@ -266,6 +266,30 @@ def code_modified(repo_root: Path, package_dir: Path = PACKAGE_DIR) -> bool | No
     return None if out is None or out.returncode != 0 else bool(out.stdout.strip())
 
 
+def code_state(repo_root: Path, package_dir: Path = PACKAGE_DIR) -> dict[str, Any]:
+    """{git_commit, code_modified} of the checkout now: taken when a run starts (journaled) and
+    again when it finishes, for code_as_run."""
+    return {
+        "git_commit": git_commit(repo_root),
+        "code_modified": code_modified(repo_root, package_dir),
+    }
+
+
+def code_as_run(at_start: dict[str, Any] | None, at_finish: dict[str, Any]) -> tuple[str | None, bool | None]:
+    """(git_commit, code_modified) for the runs row: the commit the run started from, and whether
+    code beside it ran. Workers import the code when they start, and a run replaces them as it goes
+    (a crash, a timeout, a resume), so a commit or a change to src/ made while it ran is code that
+    ran too: modified. A journal from before the start was recorded gives the finish's state."""
+    if at_start is None:
+        return at_finish["git_commit"], at_finish["code_modified"]
+    if at_start["git_commit"] != at_finish["git_commit"]:
+        return at_start["git_commit"], True
+    readings = (at_start["code_modified"], at_finish["code_modified"])
+    if True in readings:
+        return at_start["git_commit"], True
+    return at_start["git_commit"], None if None in readings else False
+
+
 def git_commit(repo_root: Path) -> str | None:
     """The checkout's HEAD commit (None outside git or where git is absent)."""
     out = _git(repo_root, ["rev-parse", "HEAD"], timeout_s=10)

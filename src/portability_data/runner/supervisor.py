@@ -38,10 +38,10 @@ from portability_data.runner.journal import Journal, RunState, resume_state
 from portability_data.runner.progress import RunProgress
 from portability_data.runner.provenance import (
     OtherCpu,
+    code_as_run,
     code_digests,
-    code_modified,
+    code_state,
     cpu_model,
-    git_commit,
     host_facts,
     host_load,
     package_versions,
@@ -105,6 +105,7 @@ def run(
         started = dt.datetime.now(dt.UTC).isoformat()
         key = params_hash or spec.params_hash()
         digests = code_digests(paths, spec)
+        code = code_state(paths.repo_root)
         journal.start(
             {
                 "run_id": run_id,
@@ -113,9 +114,10 @@ def run(
                 "params_hash": key,
                 "digests": digests,
                 "jobs": jobs,
+                "code": code,
             }
         )
-        state = RunState(spec, run_id, journal, started, key, digests=digests, jobs=jobs)
+        state = RunState(spec, run_id, journal, started, key, digests=digests, jobs=jobs, code=code)
     cases = select_cases(spec, paths)
     if not cases:
         raise RunError(f"no active cases for {spec.framework} under {paths.cases_dir}")
@@ -525,6 +527,7 @@ def finish(state: RunState, paths: Paths, status: str = "complete") -> str:
     shard = pa.Table.from_pylist(rows, schema=contracts.RESULTS)
     atomic_write_arrow(shard_path(paths, state.run_id, state.spec.source), shard, exclusive=True)
     info = state.info or WorkerInfo(state.spec.device, "unknown", 0.0, None)
+    commit, modified = code_as_run(state.code, code_state(paths.repo_root))
     run_row = {
         "run_id": state.run_id,
         "source": state.spec.source,
@@ -542,8 +545,8 @@ def finish(state: RunState, paths: Paths, status: str = "complete") -> str:
         "accelerator": None if state.spec.device == "cpu" else info.device_model,
         "driver": info.driver,
         "packages": json.dumps(package_versions(state.spec.framework), sort_keys=True),
-        "git_commit": git_commit(paths.repo_root),
-        "code_modified": code_modified(paths.repo_root),
+        "git_commit": commit,
+        "code_modified": modified,
         "params_hash": state.params_hash,
         "timer_floor_ms": info.timer_floor_ms,
         "started_at": dt.datetime.fromisoformat(state.started_at),

@@ -312,7 +312,7 @@ RUNS = _schema(
         _field("accelerator", _str, True, "accelerator name"),
         _field("driver", _str, True, "accelerator driver version"),
         _field("packages", _str, False, "JSON object of relevant package versions"),
-        _field("git_commit", _str, True, "commit of the repository the cases came from"),
+        _field("git_commit", _str, True, "commit of the repository when the run started (its cases and code)"),
         _field("params_hash", _str, True, "sha256 of the run parameters"),
         _field("timer_floor_ms", _f64, True, "median of an empty timed block with sync, ms"),
         _field("started_at", pa.timestamp("us", tz="UTC"), True, "start time"),
@@ -351,9 +351,10 @@ RUNS = _schema(
             pa.bool_(),
             True,
             "the package's code (src/: runner, harness, rules) had uncommitted changes beside git_commit "
-            "when the row was written, so git_commit alone does not name the code that ran; case files "
-            "are named exactly by case_digests (null: before v9, outside git, or the package that ran "
-            "is not this checkout's)",
+            "when the run started or finished, or HEAD moved while it ran (runs finished before "
+            "2026-11-29: read when the row was written), so git_commit alone does not name the code "
+            "that ran; case files are named exactly by case_digests (null: before v9, outside git, or "
+            "the package that ran is not this checkout's)",
         ),
     ],
 )
