@@ -312,7 +312,9 @@ RUNS = _schema(
         _field("accelerator", _str, True, "accelerator name"),
         _field("driver", _str, True, "accelerator driver version"),
         _field("packages", _str, False, "JSON object of relevant package versions"),
-        _field("git_commit", _str, True, "commit of the repository when the run started (its cases and code)"),
+        _field(
+            "git_commit", _str, True, "commit of the repository when the run started (its cases and code)"
+        ),
         _field("params_hash", _str, True, "sha256 of the run parameters"),
         _field("timer_floor_ms", _f64, True, "median of an empty timed block with sync, ms"),
         _field("started_at", pa.timestamp("us", tz="UTC"), True, "start time"),
