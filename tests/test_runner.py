@@ -15,6 +15,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from portability_data.runner.fault_rows import describe_fault, limit_message, not_rerun_event
+from portability_data.runner.fork_worker import xla_on_cpu
 from portability_data.runner.journal import Journal
 from portability_data.runner.provenance import CPU_FEATURES
 from portability_data.runner.spec import Paths, RunError, RunSpec
@@ -312,6 +313,23 @@ def test_workers_on_xla_cpu_see_no_cuda_device(
     env = worker_environment(spec, Paths.under(tmp_path), tmp_path, events_fd=3)
     assert env["CUDA_VISIBLE_DEVICES"] == ("" if hidden else "0")
     assert env["PJRT_DEVICE"] == pjrt
+
+
+@pytest.mark.parametrize(
+    "device, environ, on_cpu",
+    [
+        ("xla", {"PJRT_DEVICE": "CPU"}, True),
+        ("xla", {"PJRT_DEVICE": "cpu"}, True),
+        ("xla", {"PJRT_DEVICE": "CUDA"}, False),
+        ("xla", {}, False),
+        ("cpu", {"PJRT_DEVICE": "CPU"}, False),
+        ("tpu", {"PJRT_DEVICE": "CPU"}, False),
+    ],
+)
+def test_one_test_says_whether_a_run_is_on_xlas_cpu_backend(device: str, environ: dict, on_cpu: bool) -> None:
+    """The runner (which hides the GPUs) and the fork server (which then preloads torch_xla) ask
+    the same function, so they cannot disagree about a worker."""
+    assert xla_on_cpu(device, environ) is on_cpu
 
 
 def test_a_killed_run_can_be_closed_as_partial(case_repo) -> None:

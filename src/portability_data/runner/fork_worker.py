@@ -39,6 +39,7 @@ import json
 import os
 import sys
 import threading
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -83,11 +84,12 @@ def cuda_unreachable(framework: str) -> bool:
     return torch.version.cuda is None or os.environ.get("CUDA_VISIBLE_DEVICES") == ""
 
 
-def xla_on_cpu() -> bool:
-    """The worker's device is XLA on its CPU backend (PJRT_DEVICE=CPU), as on this project's CI."""
-    return (
-        os.environ.get("PORTABILITY_DEVICE") == "xla" and os.environ.get("PJRT_DEVICE", "").upper() == "CPU"
-    )
+def xla_on_cpu(device: str, environ: Mapping[str, str]) -> bool:
+    """The run's device is XLA on its CPU backend (PJRT_DEVICE=CPU), as on this project's CI: one
+    test for the runner, which hides the GPUs from such workers (worker_process.worker_environment),
+    and for this process, which then preloads torch_xla. Here, beside the fork server's stdlib-only
+    imports, so that neither process imports more to ask it."""
+    return device == "xla" and environ.get("PJRT_DEVICE", "").upper() == "CPU"
 
 
 def preload(framework: str, rootdir: str) -> list[str]:
@@ -104,7 +106,8 @@ def preload(framework: str, rootdir: str) -> list[str]:
             loaded.append(path.name)
         except CensusManifestError:
             continue
-    modules = XLA_MODULES if framework == "torch" and xla_on_cpu() else ()
+    on_xla_cpu = xla_on_cpu(os.environ.get("PORTABILITY_DEVICE", ""), os.environ)
+    modules = XLA_MODULES if framework == "torch" and on_xla_cpu else ()
     if cuda_unreachable(framework):  # after torch_xla, which rebinds classes the databases hold
         modules += TEST_DATABASES.get(framework, ())
     for module in modules:

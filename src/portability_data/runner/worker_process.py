@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from portability_data.runner.fork_worker import xla_on_cpu
 from portability_data.runner.spec import Paths, RunSpec
 
 # Environment a case worker may see; everything else (tokens, cloud credentials) is scrubbed.
@@ -218,7 +219,7 @@ def worker_environment(spec: RunSpec, paths: Paths, scratch: Path, events_fd: in
             "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1",
         }
     )
-    if spec.device == "xla" and env.get("PJRT_DEVICE", "").upper() == "CPU":
+    if xla_on_cpu(spec.device, env):
         # XLA's CPU backend uses no GPU: hidden, a CUDA build of torch (torch_xla's) initialises no
         # driver, in a spawned worker as in the confirmations' fork server (fork_worker.preload)
         env["CUDA_VISIBLE_DEVICES"] = ""
