@@ -45,3 +45,24 @@ def test_every_column_has_a_description() -> None:
     for table, schema in contracts.TABLES.items():
         for field in schema:
             assert (field.metadata or {}).get(b"description"), f"{table}.{field.name}"
+
+
+def test_the_outcome_sets_are_subtest_outcomes_and_defined_once(repo_root: Path) -> None:
+    """Which outcomes fail a subtest, which a run limit made and which are confirmed alone are one
+    vocabulary (contracts), read by the runner, aggregation, the schemas and the report: a second
+    spelling of the failing set somewhere would drift from it the day an outcome is added."""
+    import re
+
+    outcomes = set(contracts.SUBTEST_OUTCOMES)
+    assert contracts.LIMIT_OUTCOMES < contracts.FAILING_OUTCOMES < outcomes
+    assert outcomes >= contracts.CONFIRMED_OUTCOMES
+    assert not contracts.CONFIRMED_OUTCOMES & contracts.LIMIT_OUTCOMES
+    assert "host_fallback" in contracts.CONFIRMED_OUTCOMES - contracts.FAILING_OUTCOMES
+    members = "|".join(sorted(contracts.FAILING_OUTCOMES))
+    spelled = re.compile(rf'(?:"(?:{members})",\s*){{4}}"(?:{members})"')
+    elsewhere = [
+        str(path.relative_to(repo_root))
+        for path in sorted((repo_root / "src" / "portability_data").rglob("*.py"))
+        if path.name != "contracts.py" and spelled.search(path.read_text())
+    ]
+    assert elsewhere == [], f"failing outcomes spelled again in {elsewhere}: use contracts.FAILING_OUTCOMES"

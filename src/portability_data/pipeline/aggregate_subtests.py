@@ -17,8 +17,8 @@ from typing import Any
 import pandas as pd
 
 from portability_data.pipeline.frames import column_values, plain_frame
+from portability_data.tables.contracts import FAILING_OUTCOMES
 
-FAILING = frozenset({"failed", "error", "timeout", "crashed", "memory"})
 RAN = frozenset({"passed", "host_fallback"})  # the subtest ran through (host_fallback: partly on the host)
 GROUP = ("source", "framework", "framework_version", "function", "device", "device_model", "mode")
 
@@ -37,9 +37,9 @@ class Subtest:
         """failed / passed / host_fallback / unknown / harness / skipped, per the rule in
         aggregate.py's docstring."""
         counted = [(o, c) for o, c in zip(self.outcomes, self.categories) if o != "skipped"]
-        if any(o in FAILING and c != "harness" for o, c in counted):
+        if any(o in FAILING_OUTCOMES and c != "harness" for o, c in counted):
             return "failed"
-        plain = [o for o, c in counted if not (o in FAILING and c == "harness")]
+        plain = [o for o, c in counted if not (o in FAILING_OUTCOMES and c == "harness")]
         if plain and all(o in RAN for o in plain):
             return "host_fallback" if "host_fallback" in plain else "passed"
         if any(o == "unknown" for o in plain):
@@ -51,13 +51,13 @@ class Subtest:
     def has_passing_result(self) -> bool:
         """The study's latency filter: kept unless no row passed (unknown and harness rows keep it)."""
         return any(
-            o in ("passed", "host_fallback", "unknown") or (o in FAILING and c == "harness")
+            o in ("passed", "host_fallback", "unknown") or (o in FAILING_OUTCOMES and c == "harness")
             for o, c in zip(self.outcomes, self.categories)
         )
 
     def dominant_category(self) -> str | None:
         pairs = zip(self.outcomes, self.categories)
-        return most_common_value(c or "other" for o, c in pairs if o in FAILING and c != "harness")
+        return most_common_value(c or "other" for o, c in pairs if o in FAILING_OUTCOMES and c != "harness")
 
     def timed_in_every_run(self, repeats: Mapping[str, int]) -> bool:
         """Operation timings in every repeat of every run the subtest appears in."""
@@ -101,7 +101,7 @@ def collect_subtests(results: pd.DataFrame) -> dict[tuple, dict[tuple[str, str],
             subtest = groups[group][key] = Subtest()
         outcome, category = columns["outcome"][i], columns["failure_category"][i]
         if columns["confirmation"][i] == "order_dependent" and (
-            outcome in FAILING or outcome == "host_fallback"
+            outcome in FAILING_OUTCOMES or outcome == "host_fallback"
         ):
             subtest.order_dependent = True
             outcome, category = "passed", None

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import pandas as pd
 
-from portability_data.pipeline.aggregate_subtests import FAILING
 from portability_data.pipeline.frames import column_values
+from portability_data.tables.contracts import FAILING_OUTCOMES
 
 STUDY_SOURCE = "mince2023"  # imported rows: the study's reading of its failures stays
 STORED_MESSAGE_CHARS = 2000  # results keep this much of a message (runner/supervisor.py build_row)
@@ -31,7 +31,9 @@ def reclassify_failures(results: pd.DataFrame) -> pd.DataFrame:
     outcomes = column_values(results["outcome"])
     # a frame without sources is ours (the census's own frames in tests, a local run's rows)
     sources = column_values(results["source"]) if "source" in results else [None] * len(results)
-    rows = [i for i, (s, o) in enumerate(zip(sources, outcomes)) if s != STUDY_SOURCE and o in FAILING]
+    rows = [
+        i for i, (s, o) in enumerate(zip(sources, outcomes)) if s != STUDY_SOURCE and o in FAILING_OUTCOMES
+    ]
     if not rows:
         return unchanged
     from portability_data.runner.failures import UNCLASSIFIED, classify_failure_detail

@@ -18,7 +18,7 @@ import pandas as pd
 
 from portability_data.pipeline.aggregate_subtests import collect_subtests
 from portability_data.pipeline.frames import plain_frame
-from portability_data.tables.contracts import canonical_name
+from portability_data.tables.contracts import FAILING_OUTCOMES, canonical_name
 
 STUDY = "mince2023"
 MODE = "eager"
@@ -150,7 +150,7 @@ def function_rows(results: pd.DataFrame) -> dict[tuple[str, str, str], FunctionR
             rows.statuses[subtest] = item.status()
             if item.timed_in_every_run(repeats.to_dict()):
                 rows.timed.add(subtest)
-    failing = results[results["outcome"].isin(["failed", "error", "timeout", "crashed", "memory"])]
+    failing = results[results["outcome"].isin(FAILING_OUTCOMES)]
     for framework, model, function, subtest, category, error_type, message in zip(
         failing["framework"],
         failing["device_model"],

@@ -16,13 +16,13 @@ from typing import Any
 
 import pandas as pd
 
-from portability_data.pipeline.aggregate_subtests import FAILING, Subtest, supersede
+from portability_data.pipeline.aggregate_subtests import Subtest, supersede
 from portability_data.pipeline.failure_reading import reclassify_failures
 from portability_data.pipeline.frames import plain_frame
 from portability_data.report.inputs import FAILING as FAILING_FUNCTION_OUTCOMES
 from portability_data.report.inputs import setting_label
 from portability_data.report.render import Section
-from portability_data.tables.contracts import is_census_case
+from portability_data.tables.contracts import FAILING_OUTCOMES, is_census_case
 from portability_data.tables.tableio import read_table
 
 XLA_DEVICES = ("xla", "tpu")
@@ -85,7 +85,7 @@ def subtest_status(rows: pd.DataFrame) -> str:
     """failing / host_fallback / passed / other for one subtest over its rows (every repeat of every
     pooled run), by aggregation's own rule (`Subtest.status`), a row shown order-dependent alone
     counting as passed as `collect_subtests` counts it."""
-    order_dependent = ~_counted(rows) & rows["outcome"].isin([*FAILING, "host_fallback"])
+    order_dependent = ~_counted(rows) & rows["outcome"].isin([*FAILING_OUTCOMES, "host_fallback"])
     categories = rows["failure_category"] if "failure_category" in rows else pd.Series(None, index=rows.index)
     subtest = Subtest(
         outcomes=list(rows["outcome"].where(~order_dependent, "passed")),

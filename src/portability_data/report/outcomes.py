@@ -20,9 +20,7 @@ from portability_data.report.inputs import (
     setting_order,
     with_setting,
 )
-from portability_data.tables.contracts import is_census_case
-
-FAILING_OUTCOMES = ("failed", "error", "timeout", "crashed", "memory")
+from portability_data.tables.contracts import FAILING_OUTCOMES, is_census_case
 
 
 def how_runs_ran(

@@ -11,7 +11,7 @@ from portability_data.runner.worker_process import WorkerHung, WorkerOverMemory
 
 
 def limit_message(outcome: str, spec: RunSpec) -> str:
-    """What stopped a subtest at a run limit (journal.LIMIT_OUTCOMES), in the run's own figures."""
+    """What stopped a subtest at a run limit (contracts.LIMIT_OUTCOMES), in the run's own figures."""
     if outcome == "timeout":
         return f"no result after {spec.timeout_s:g} s"
     return f"worker resident memory passed the cap of {spec.memory_mb} MB"

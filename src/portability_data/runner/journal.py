@@ -16,12 +16,7 @@ from typing import Any
 
 from portability_data.runner.spec import Paths, RunError, RunSpec
 from portability_data.runner.worker_process import WorkerInfo
-
-# Outcomes where a run limit stopped the subtest (timeout_s, memory_mb). Such a subtest is not run
-# again in a later repeat of the run: its status is failed from that one row (any failing repeat
-# fails a subtest) and it can get no latency (that needs timings in every repeat), so running it
-# again costs up to timeout_s per repeat and can change neither; the later repeat's row says so.
-LIMIT_OUTCOMES = frozenset({"timeout", "memory"})
+from portability_data.tables.contracts import LIMIT_OUTCOMES
 
 
 class Journal:
@@ -138,7 +133,7 @@ class RunState:
     host_other_cpu: list[float] = field(default_factory=list)
     jobs: int = 1  # workers running cases side by side (census only: curated timings run alone)
     # subtests a run limit stopped (timeout, memory cap): test id -> that first row's repeat and
-    # outcome; later repeats do not run them again (LIMIT_OUTCOMES above)
+    # outcome; later repeats do not run them again (contracts.LIMIT_OUTCOMES)
     limited: dict[str, tuple[int, str]] = field(default_factory=dict)
 
     def note_limit(self, row: dict[str, Any]) -> None:

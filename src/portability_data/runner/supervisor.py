@@ -387,7 +387,7 @@ class _Supervisor:
                     test_id = pending[future]
                     ran = future.result()
                     outcome = ran["outcome"]
-                    again = {"host_fallback"} if test_id in fell_back else FAILING_OUTCOMES
+                    again = {"host_fallback"} if test_id in fell_back else contracts.FAILING_OUTCOMES
                     verdict = (
                         "confirmed"
                         if outcome in again
@@ -418,7 +418,6 @@ class _Supervisor:
             self.worker.stop()
 
 
-FAILING_OUTCOMES = frozenset({"failed", "error", "timeout", "crashed", "memory"})
 # contracts.CONFIRMED_OUTCOMES are re-run alone before they count (timeout and memory are not: see
 # confirm_failures): the failing ones, and host fallback (a graph left pending by an earlier subtest
 # must not be counted).
@@ -461,7 +460,7 @@ def build_row(state: RunState, case: dict[str, Any], repeat: int, event: dict[st
 
     outcome = event["outcome"]
     category = rule = subcategory = None
-    if outcome in FAILING_OUTCOMES:
+    if outcome in contracts.FAILING_OUTCOMES:
         category, rule, subcategory = classify_failure_detail(
             state.spec.framework,
             event.get("error_type") or "",

@@ -117,9 +117,18 @@ EXECUTIONS = ("eager", "compiled", "graph_breaks", "eager_fallback", "not_routed
 # again), order_dependent (it passed alone: not counted as the framework's failure), inconclusive
 # (skipped or an outcome of another kind alone).
 CONFIRMATIONS = ("confirmed", "order_dependent", "inconclusive")
-# the outcomes a run re-runs alone in a fresh worker before they count (timeouts and memory kills are
-# not: each would cost its limit again); results.confirmation says how that went
-CONFIRMED_OUTCOMES = frozenset({"failed", "error", "crashed", "host_fallback"})
+# The subtest outcomes that fail it (its function's failure, unless the failure rules put the row
+# on the harness); host_fallback passed, but off the device, and is counted apart.
+FAILING_OUTCOMES = frozenset({"failed", "error", "timeout", "crashed", "memory"})
+# Failing outcomes where a run limit stopped the subtest (timeout_s, memory_mb). Such a subtest is
+# not run again in a later repeat of the run (runner.journal): its status is failed from that one
+# row (any failing repeat fails a subtest) and it can get no latency (that needs timings in every
+# repeat), so running it again costs up to its limit per repeat and can change neither.
+LIMIT_OUTCOMES = frozenset({"timeout", "memory"})
+# the outcomes a run re-runs alone in a fresh worker before they count: every failing one but those
+# a limit stopped (each would cost its limit again), and host fallbacks; results.confirmation says
+# how that went
+CONFIRMED_OUTCOMES = (FAILING_OUTCOMES - LIMIT_OUTCOMES) | {"host_fallback"}
 # The study's printed numbers (table `published`) and what our aggregation of its raw data gives
 # for each (table `reproduction`).
 PUBLISHED_TABLES = ("per_function_latency", "outcome_counts", "stated_in_text")

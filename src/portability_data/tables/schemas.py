@@ -147,11 +147,9 @@ class ResultsTable(_Table):
 
     @pa.dataframe_check(error="a failed subtest needs a failure category, a passed one none")
     def category_matches_outcome(cls, frame: pd.DataFrame) -> pd.Series:
-        failing = frame["outcome"].isin(["failed", "error", "timeout", "crashed", "memory"])
+        failing = frame["outcome"].isin(c.FAILING_OUTCOMES)
         has_category = frame["failure_category"].notna()
-        return (failing == has_category) | ~frame["outcome"].isin(
-            ["passed", "failed", "error", "timeout", "crashed", "memory"]
-        )
+        return (failing == has_category) | ~frame["outcome"].isin([*c.FAILING_OUTCOMES, "passed"])
 
     @pa.dataframe_check(error="(run_id, test_id, repeat) is duplicated")
     def unique_rows(cls, frame: pd.DataFrame) -> pd.Series:
