@@ -103,6 +103,29 @@ def test_subtests_are_counted_over_their_repeats_and_calls_per_repeat() -> None:
     assert list(top["host_fallback_calls_per_repeat"]) == [10.0, 8.0]
 
 
+def test_the_tables_count_each_subtest_whole_in_any_row_order() -> None:
+    """Pooled runs interleave a subtest's rows with other subtests' (repeat by repeat, run by run);
+    the tables group rows by subtest and function, never by neighbours."""
+    rows = pd.DataFrame(
+        [
+            _row("torch.nonzero", test, "failed" if (test, r) == ("test_a", 2) else "host_fallback",
+                 ["aten::nonzero"], 4, repeat=r)
+            for r in range(3)
+            for test in ("test_a", "test_b")
+        ]
+        + [_row("torch.unique", "test_a", "passed", [], 0, repeat=r) for r in range(3)]
+    )  # fmt: skip
+    for order in (rows, rows.iloc[::-1], rows.sample(frac=1.0, random_state=3)):
+        summary = setting_summary(order).iloc[0]
+        statuses = ["subtests_failing", "subtests_host_fallback", "subtests_passed"]
+        assert summary[statuses].tolist() == [1, 1, 1]
+        top = top_functions(order)
+        assert top[["function", "subtests", "subtests_host_fallback", "repeats"]].values.tolist() == [
+            ["torch.nonzero", 2, 2, 3]
+        ]
+        assert top["host_fallback_calls_per_repeat"].tolist() == [8.0]
+
+
 def test_fallback_ops_by_functions() -> None:
     ops = fallback_ops(ROWS)
     assert list(ops["op"]) == ["aten::nonzero", "aten::_unique2", "aten::_to_sparse"]

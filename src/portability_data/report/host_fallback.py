@@ -81,17 +81,21 @@ def _fell_back(frame: pd.DataFrame) -> pd.Series:
 STATUS_NAMES = {"failed": "failing", "passed": "passed", "host_fallback": "host_fallback"}
 
 
-def subtest_status(rows: pd.DataFrame) -> str:
-    """failing / host_fallback / passed / other for one subtest over its rows (every repeat of every
-    pooled run), by aggregation's own rule (`Subtest.status`), a row shown order-dependent alone
-    counting as passed as `collect_subtests` counts it."""
+def subtest_statuses(rows: pd.DataFrame) -> list[str]:
+    """failing / host_fallback / passed / other for each subtest (case_id, subtest) of these rows
+    over its rows (every repeat of every pooled run), by aggregation's own rule (`Subtest.status`),
+    a row shown order-dependent alone counting as passed as `collect_subtests` counts it. One pass
+    over plain columns: a pandas group per subtest cost ~4 ms each, and the census has thousands."""
     order_dependent = ~_counted(rows) & rows["outcome"].isin([*FAILING_OUTCOMES, "host_fallback"])
-    categories = rows["failure_category"] if "failure_category" in rows else pd.Series(None, index=rows.index)
-    subtest = Subtest(
-        outcomes=list(rows["outcome"].where(~order_dependent, "passed")),
-        categories=list(categories.where(~order_dependent, None)),
-    )
-    return STATUS_NAMES.get(subtest.status(), "other")
+    categories = list(rows["failure_category"]) if "failure_category" in rows else [None] * len(rows)
+    subtests: dict[tuple[Any, Any], Subtest] = {}
+    for case, name, outcome, category, alone_passed in zip(
+        rows["case_id"], rows["subtest"], rows["outcome"], categories, order_dependent
+    ):
+        subtest = subtests.setdefault((case, name), Subtest())
+        subtest.outcomes.append("passed" if alone_passed else outcome)
+        subtest.categories.append(None if alone_passed else category)
+    return [STATUS_NAMES.get(subtest.status(), "other") for subtest in subtests.values()]
 
 
 def repeats_measured(rows: pd.DataFrame) -> int:
@@ -100,20 +104,13 @@ def repeats_measured(rows: pd.DataFrame) -> int:
     return int(rows.groupby(["case_id", "subtest"]).size().max()) if len(rows) else 0
 
 
-def calls_per_repeat(rows: pd.DataFrame) -> float:
-    """Host executions of fallen-back ops in one repeat: each subtest's mean over its repeats,
-    summed, so that a run of 3 repeats and one of 1 rank alike."""
-    calls = rows.assign(calls=rows["host_fallback_calls"].fillna(0))
-    return float(calls.groupby(["case_id", "subtest"])["calls"].mean().sum())
-
-
 def setting_summary(rows: pd.DataFrame) -> pd.DataFrame:
     """Per XLA setting and suite: subtests by status over their repeats, functions with a host
     fallback, compilations."""
     out = []
     for setting, group in rows.assign(suite=suites(rows)).groupby([*SETTING, "suite"], sort=True):
         subtests = group.groupby(["case_id", "subtest"])
-        status = subtests.apply(subtest_status, include_groups=False)
+        status = pd.Series(subtest_statuses(group), dtype=object)
         fell = group[_fell_back(group)]
         compiles = group["device_compiles"].dropna()
         recompiled = group[_counted(group) & (group["device_compiles_timed"].fillna(0) > 0)]
@@ -145,27 +142,42 @@ def setting_summary(rows: pd.DataFrame) -> pd.DataFrame:
 def top_functions(rows: pd.DataFrame, limit: int = TOP_FUNCTIONS) -> pd.DataFrame:
     """The functions with the most host executions of fallen-back ops per repeat (per setting and
     suite), with the ops. Per repeat: a census run has 1, a curated run 3, and summing over
-    repeats would rank a curated case 3 times above a census entry that fell back as often."""
-    out = []
+    repeats would rank a curated case 3 times above a census entry that fell back as often.
+    Grouped once per column, not per function: the census has a thousand functions per setting."""
     keyed = [*SETTING, "suite", "function"]
-    for keys, group in rows.assign(suite=suites(rows)).groupby(keyed, sort=True):
-        counted = group[_counted(group)]
-        fell = counted[counted["outcome"] == "host_fallback"]
-        calls = calls_per_repeat(counted) if len(counted) else 0.0
-        if calls <= 0 and fell.empty:
-            continue
-        ops: Counter[str] = Counter(op for ops_ in counted["host_fallback_ops"].dropna() for op in ops_)
-        out.append(
-            {
-                **dict(zip(keyed, keys)),
-                "subtests": group.groupby(["case_id", "subtest"]).ngroups,
-                "subtests_host_fallback": fell.groupby(["case_id", "subtest"]).ngroups,
-                "repeats": repeats_measured(group),
-                "host_fallback_calls_per_repeat": round(calls, 1),
-                "ops": ", ".join(op for op, _ in ops.most_common(5)),
-                "host_reads_only": bool(ops) and set(ops) <= HOST_READ_OPS,
-            }
-        )
+    per_subtest = [*keyed, "case_id", "subtest"]
+    rows = rows.assign(suite=suites(rows))
+    counted = rows[_counted(rows)]
+    fell = counted[counted["outcome"] == "host_fallback"]
+    calls = (
+        counted.assign(calls=counted["host_fallback_calls"].fillna(0))
+        .groupby(per_subtest)["calls"]
+        .mean()
+        .groupby(level=keyed)
+        .sum()
+    )
+    fell_subtests = fell.drop_duplicates(per_subtest).groupby(keyed).size()
+    subtests = rows.groupby(per_subtest).size()
+    n_subtests = subtests.groupby(level=keyed).size()
+    repeats = subtests.groupby(level=keyed).max()
+    shown = [key for key, value in calls.items() if value > 0 or fell_subtests.get(key, 0) > 0]
+    ops: dict[tuple[Any, ...], Counter[str]] = {key: Counter() for key in shown}
+    with_ops = counted[counted["host_fallback_ops"].notna()]
+    for key, ops_ in zip(with_ops[keyed].itertuples(index=False, name=None), with_ops["host_fallback_ops"]):
+        if key in ops:
+            ops[key].update(ops_)
+    out = [
+        {
+            **dict(zip(keyed, key)),
+            "subtests": int(n_subtests[key]),
+            "subtests_host_fallback": int(fell_subtests.get(key, 0)),
+            "repeats": int(repeats[key]),
+            "host_fallback_calls_per_repeat": round(float(calls[key]), 1),
+            "ops": ", ".join(op for op, _ in ops[key].most_common(5)),
+            "host_reads_only": bool(ops[key]) and set(ops[key]) <= HOST_READ_OPS,
+        }
+        for key in shown
+    ]
     frame = pd.DataFrame(out)
     if frame.empty:
         return frame
