@@ -21,6 +21,7 @@ each row carries the dtypes its framework returned beside NumPy's (runner/promot
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -170,22 +171,31 @@ def largest_disagreements(table: pd.DataFrame, limit: int = 10) -> pd.DataFrame:
     columns = ["name", "device", "mode", "dtypes", "statuses", "rel_error_spread", "apart", "message"]
     if not len(table):
         return pd.DataFrame(columns=columns)
-    summary = []
-    for key, group in table.groupby(GROUP):
-        statuses = ", ".join(f"{f} {s}" for f, s in zip(group["framework"], group["status"], strict=True))
-        apart = group.dropna(subset=["stands_apart"])
-        first = apart.iloc[0] if len(apart) else None
-        summary.append(
-            {
+    groups: dict[tuple[Any, ...], dict[str, Any]] = {}
+    fields = ["framework", "status", "agreement", "samples_failed", "rel_error_spread", "stands_apart"]
+    # one pass over plain columns, not a pandas group per name x dtype x setting (thousands)
+    for *key, framework, status, agreement, failed, spread, apart, message in table[
+        [*GROUP, *fields, "error_message"]
+    ].itertuples(index=False, name=None):
+        if any(pd.isna(part) for part in key):  # as groupby drops them
+            continue
+        group = groups.get(tuple(key))
+        if group is None:
+            group = groups[tuple(key)] = {
                 **dict(zip(GROUP, key, strict=True)),
-                "statuses": statuses,
-                "disagree": group["agreement"].iloc[0] == "disagree",
-                "failed": float(group["samples_failed"].fillna(0).max()),
-                "rel_error_spread": group["rel_error_spread"].iloc[0],
-                "apart": None if first is None else f"{first['framework']} {first['stands_apart']}",
-                "message": None if first is None else _first_line(first["error_message"]),
+                "statuses": [],
+                "disagree": agreement == "disagree",
+                "failed": 0.0,
+                "rel_error_spread": spread,
+                "apart": None,
+                "message": None,
             }
-        )
+        group["statuses"].append(f"{framework} {status}")
+        group["failed"] = max(group["failed"], 0.0 if pd.isna(failed) else float(failed))
+        if group["apart"] is None and not pd.isna(apart):
+            group["apart"] = f"{framework} {apart}"
+            group["message"] = _first_line(message)
+    summary = [groups[key] | {"statuses": ", ".join(groups[key]["statuses"])} for key in sorted(groups)]
     frame = pd.DataFrame(summary)
     frame["_spread"] = frame["rel_error_spread"].fillna(-1.0)
     order = ["disagree", "failed", "_spread", "name"]

@@ -25,9 +25,11 @@ from typing import Any
 
 import pandas as pd
 
+from portability_data.pipeline import crossframework
 from portability_data.pipeline.aggregate_subtests import Subtest
 from portability_data.report import host_fallback as section
 from portability_data.tables.contracts import FAILING_OUTCOMES
+from portability_data.tables.tableio import read_table
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -86,6 +88,35 @@ def top_per_group(rows: pd.DataFrame) -> pd.DataFrame:
     return frame.sort_values(["host_fallback_calls_per_repeat", "function"], ascending=[False, True])
 
 
+def disagreements_per_group(table: pd.DataFrame) -> pd.DataFrame:
+    """largest_disagreements over every group, a pandas group per name x dtype x setting."""
+    summary = []
+    for key, group in table.groupby(crossframework.GROUP):
+        apart = group.dropna(subset=["stands_apart"])
+        first = apart.iloc[0] if len(apart) else None
+        summary.append(
+            {
+                **dict(zip(crossframework.GROUP, key, strict=True)),
+                "statuses": ", ".join(f"{f} {s}" for f, s in zip(group["framework"], group["status"])),
+                "disagree": group["agreement"].iloc[0] == "disagree",
+                "failed": float(group["samples_failed"].fillna(0).max()),
+                "rel_error_spread": group["rel_error_spread"].iloc[0],
+                "apart": None if first is None else f"{first['framework']} {first['stands_apart']}",
+                "message": None if first is None else crossframework._first_line(first["error_message"]),
+            }
+        )
+    frame = pd.DataFrame(summary)
+    frame["_spread"] = frame["rel_error_spread"].fillna(-1.0)
+    order = ["disagree", "failed", "_spread", "name"]
+    frame = frame.sort_values(order, ascending=[False, False, False, True])
+    same = frame["disagree"] == frame.groupby(["name", "device", "mode"])["disagree"].transform("first")
+    dtypes = frame[same].groupby(["name", "device", "mode"])["dtype"].agg(lambda d: ", ".join(sorted(d)))
+    frame = frame.drop_duplicates(["name", "device", "mode"]).copy()
+    frame["dtypes"] = [dtypes[key] for key in zip(frame["name"], frame["device"], frame["mode"])]
+    columns = ["name", "device", "mode", "dtypes", "statuses", "rel_error_spread", "apart", "message"]
+    return frame[columns]
+
+
 def one_pass_summary(rows: pd.DataFrame) -> pd.DataFrame:
     columns = [*section.SETTING, "suite", "subtests_passed", "subtests_failing"]
     columns += ["subtests_host_fallback", "subtests_other"]
@@ -102,31 +133,38 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--data-dir", type=Path, default=REPO / "data")
-    default_out = REPO / "benchmarks/results/bench_report_host_fallback.json"
+    default_out = REPO / "benchmarks/results/bench_report_tables.json"
     parser.add_argument("--out", type=Path, default=default_out)
     args = parser.parse_args()
     rows = section.xla_rows(args.data_dir)
+    groups = read_table("crossframework", args.data_dir / "census" / "crossframework.parquet")
     tables = {
-        "status counts per setting (setting_summary)": (summary_per_group, one_pass_summary),
+        "status counts per setting (setting_summary)": (summary_per_group, one_pass_summary, rows),
         "functions by host executions (top_functions, all)": (
             top_per_group,
             lambda frame: section.top_functions(frame, limit=len(frame)),
+            rows,
+        ),
+        "largest cross-framework disagreements (all)": (
+            disagreements_per_group,
+            lambda table: crossframework.largest_disagreements(table, limit=len(table)),
+            groups,
         ),
     }
     results: list[dict[str, Any]] = []
-    for name, (baseline, one_pass) in tables.items():
+    for name, (baseline, one_pass, frame_in) in tables.items():
         seconds: dict[str, list[float]] = {"per_group": [], "one_pass": []}
         for _ in range(args.rounds):  # alternating, so that load on the host falls on both arms
-            took, expected = timed(baseline, rows)
+            took, expected = timed(baseline, frame_in)
             seconds["per_group"].append(took)
-            took, got = timed(one_pass, rows)
+            took, got = timed(one_pass, frame_in)
             seconds["one_pass"].append(took)
             pd.testing.assert_frame_equal(expected, got, check_dtype=False)
         medians = {arm: statistics.median(values) for arm, values in seconds.items()}
         results.append(
             {
                 "table": name,
-                "rows_in": len(rows),
+                "rows_in": len(frame_in),
                 "rows_out": len(got),
                 "seconds": seconds,
                 "median_s": medians,
@@ -135,7 +173,7 @@ def main() -> None:
             }
         )
         print(
-            f"{name}: {len(rows)} rows in, {len(got)} out; per group {medians['per_group']:.2f} s, "
+            f"{name}: {len(frame_in)} rows in, {len(got)} out; per group {medians['per_group']:.2f} s, "
             f"one pass {medians['one_pass']:.2f} s: {medians['per_group'] / medians['one_pass']:.1f}x; "
             "frames equal"
         )
