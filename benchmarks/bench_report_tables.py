@@ -1,14 +1,16 @@
-"""Report benchmark: the host-fallback section's two tables over every committed XLA row, computed
-in one pass per column (report.host_fallback) against the same tables computed one pandas group
-per subtest and per function, the form they had before, measured in the same run on the same rows.
+"""Report benchmark: the report's tables that group thousands of subtests, hundreds of functions
+or thousands of name x dtype x setting groups, computed in one pass over plain columns (the
+host-fallback section's status counts and function ranking, report.host_fallback; the census
+section's largest cross-framework disagreements, pipeline.crossframework) against the same tables
+computed one pandas group at a time, the form they had before, measured in the same run on the
+same rows.
 
-The section reads every pooled results row of the XLA settings; the census adds thousands of
-subtests and about a thousand functions per setting, and `dvc repro` (and the suite's pipeline
-tests) build the report each time. The per-group arm is also the oracle: both arms must give
-equal frames (every function, not only the top 20), or the benchmark stops.
+`dvc repro` (and the suite's pipeline and report tests) build the report each time, and the census
+keeps adding groups. The per-group arm is also the oracle: both arms must give equal frames
+(every row, not only the 10 or 20 the report prints), or the benchmark stops.
 
-Usage: python benchmarks/bench_report_host_fallback.py [--rounds 3] [--data-dir data]
-    [--out benchmarks/results/bench_report_host_fallback.json]
+Usage: python benchmarks/bench_report_tables.py [--rounds 3] [--data-dir data]
+    [--out benchmarks/results/bench_report_tables.json]
 Prints the median seconds of each arm and their ratio, and writes the JSON.
 """
 

@@ -85,7 +85,8 @@ def subtest_statuses(rows: pd.DataFrame) -> list[str]:
     """failing / host_fallback / passed / other for each subtest (case_id, subtest) of these rows
     over its rows (every repeat of every pooled run), by aggregation's own rule (`Subtest.status`),
     a row shown order-dependent alone counting as passed as `collect_subtests` counts it. One pass
-    over plain columns: a pandas group per subtest cost ~4 ms each, and the census has thousands."""
+    over plain columns: a pandas group per subtest costs ~2 ms, and an xla census has thousands
+    (benchmarks/bench_report_tables.py)."""
     order_dependent = ~_counted(rows) & rows["outcome"].isin([*FAILING_OUTCOMES, "host_fallback"])
     categories = list(rows["failure_category"]) if "failure_category" in rows else [None] * len(rows)
     subtests: dict[tuple[Any, Any], Subtest] = {}
@@ -143,7 +144,7 @@ def top_functions(rows: pd.DataFrame, limit: int = TOP_FUNCTIONS) -> pd.DataFram
     """The functions with the most host executions of fallen-back ops per repeat (per setting and
     suite), with the ops. Per repeat: a census run has 1, a curated run 3, and summing over
     repeats would rank a curated case 3 times above a census entry that fell back as often.
-    Grouped once per column, not per function: the census has a thousand functions per setting."""
+    Grouped once per column, not per function: a census setting has hundreds of functions."""
     keyed = [*SETTING, "suite", "function"]
     per_subtest = [*keyed, "case_id", "subtest"]
     rows = rows.assign(suite=suites(rows))
