@@ -107,16 +107,7 @@ def disagreements_per_group(table: pd.DataFrame) -> pd.DataFrame:
                 "message": None if first is None else crossframework._first_line(first["error_message"]),
             }
         )
-    frame = pd.DataFrame(summary)
-    frame["_spread"] = frame["rel_error_spread"].fillna(-1.0)
-    order = ["disagree", "failed", "_spread", "name"]
-    frame = frame.sort_values(order, ascending=[False, False, False, True])
-    same = frame["disagree"] == frame.groupby(["name", "device", "mode"])["disagree"].transform("first")
-    dtypes = frame[same].groupby(["name", "device", "mode"])["dtype"].agg(lambda d: ", ".join(sorted(d)))
-    frame = frame.drop_duplicates(["name", "device", "mode"]).copy()
-    frame["dtypes"] = [dtypes[key] for key in zip(frame["name"], frame["device"], frame["mode"])]
-    columns = ["name", "device", "mode", "dtypes", "statuses", "rel_error_spread", "apart", "message"]
-    return frame[columns]
+    return crossframework.rank_disagreements(pd.DataFrame(summary), limit=len(summary))
 
 
 def one_pass_summary(rows: pd.DataFrame) -> pd.DataFrame:

