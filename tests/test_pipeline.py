@@ -135,3 +135,26 @@ def test_the_committed_outcomes_are_what_aggregation_makes_of_the_committed_shar
         pd.testing.assert_frame_equal(
             again.reset_index(drop=True), committed.reset_index(drop=True), obj=f"data/{name} derived again"
         )
+
+
+def test_a_census_entry_measured_off_the_cpu_has_every_dtype_the_cpu_measured() -> None:
+    """A census run closed partial keeps the pairs it finished and loses the one in flight, so an
+    entry can stand on a device with a dtype missing (nn.TransformerDecoderLayer float64 on xla, lost
+    with run b78622), and a re-measure planned by entry skips it: the committed support matrix must
+    hold, for every entry a device measured, each dtype the CPU measured in that mode."""
+    from portability_data.tables.tableio import read_table
+
+    matrix = read_table("support_matrix", REPO_ROOT / "data" / "census" / "support_matrix.parquet")
+    pair = ["origin", "entry", "dtype"]
+    on_cpu = matrix[matrix["device"] == "cpu"]
+    for (framework, device, mode), measured in matrix[matrix["device"] != "cpu"].groupby(
+        ["framework", "device", "mode"]
+    ):
+        cpu = on_cpu[(on_cpu["framework"] == framework) & (on_cpu["mode"] == mode)]
+        cpu = cpu[cpu["entry"].isin(set(measured["entry"]))]
+        missing = set(map(tuple, cpu[pair].values)) - set(map(tuple, measured[pair].values))
+        assert not missing, (
+            f"{framework} {mode} on {device}: pairs measured on the CPU but not on {device}: "
+            f"{sorted(missing)[:10]}; measure them: portability run --framework {framework} --device "
+            f"{device} --mode {mode} --suite census --repeats 1 --cases <their case ids>"
+        )
