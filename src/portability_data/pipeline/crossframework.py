@@ -33,6 +33,10 @@ WORKING = ("works",)
 # left out, so that no framework stands apart for the harness's sake.
 NOT_MEASURED = ("not_in_wheel", "harness")
 GROUP = ["name", "dtype", "device", "mode"]
+# largest_disagreements' table, empty or ranked (rank_disagreements)
+DISAGREEMENT_COLUMNS = [
+    "name", "device", "mode", "dtypes", "statuses", "rel_error_spread", "apart", "message",
+]  # fmt: skip
 COLUMNS = [
     "name",
     "reference",
@@ -168,9 +172,8 @@ def largest_disagreements(table: pd.DataFrame, limit: int = 10) -> pd.DataFrame:
     """The names where frameworks part most, one row per name and setting (its disagreeing dtypes
     listed): first those whose statuses differ (by how many samples failed in the framework apart),
     then the widest relative-error spreads."""
-    columns = ["name", "device", "mode", "dtypes", "statuses", "rel_error_spread", "apart", "message"]
     if not len(table):
-        return pd.DataFrame(columns=columns)
+        return pd.DataFrame(columns=DISAGREEMENT_COLUMNS)
     groups: dict[tuple[Any, ...], dict[str, Any]] = {}
     fields = ["framework", "status", "agreement", "samples_failed", "rel_error_spread", "stands_apart"]
     # one pass over plain columns, not a pandas group per name x dtype x setting (thousands)
@@ -204,7 +207,6 @@ def rank_disagreements(summary: pd.DataFrame, limit: int) -> pd.DataFrame:
     disagree, failed, rel_error_spread, statuses, apart, message): the first `limit` names per
     setting, each with the dtypes that share its verdict. Apart, so that the report benchmark's
     per-group baseline ranks its own summary the same way."""
-    columns = ["name", "device", "mode", "dtypes", "statuses", "rel_error_spread", "apart", "message"]
     frame = summary.assign(_spread=summary["rel_error_spread"].fillna(-1.0))
     order = ["disagree", "failed", "_spread", "name"]
     frame = frame.sort_values(order, ascending=[False, False, False, True])
@@ -213,7 +215,7 @@ def rank_disagreements(summary: pd.DataFrame, limit: int) -> pd.DataFrame:
     frame = frame.drop_duplicates(["name", "device", "mode"]).head(limit).copy()
     keys = zip(frame["name"], frame["device"], frame["mode"], strict=True)
     frame["dtypes"] = [dtypes[key] for key in keys]
-    return frame[columns].reset_index(drop=True)
+    return frame[DISAGREEMENT_COLUMNS].reset_index(drop=True)
 
 
 def _first_line(message: object, width: int = 160) -> str | None:
