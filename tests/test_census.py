@@ -623,7 +623,7 @@ def test_moving_off_the_cpu_counts_each_pair_by_what_the_device_did_to_it() -> N
     """The census on the CPU beside the census on xla (torch 2.13 there, torch 2.9 here): a pair
     working on both, one lost on the device (its error named), one falling back to the host, one
     gained, one failing on both, and one not in the device's wheel (not compared)."""
-    from portability_data.report.census import device_moves
+    from portability_data.report.census_moves import device_moves
 
     pairs = [  # (entry, dtype, on the cpu, on xla)
         ("add", "float32", "works", "works"),
@@ -672,7 +672,8 @@ def test_a_failure_the_rules_now_put_on_the_harness_is_not_the_frameworks_in_any
     `harness` (not measured), so it is neither lost moving off the CPU nor a function apart from the
     other frameworks, and the function is not counted as measured through it."""
     from portability_data.pipeline.crossframework import crossframework
-    from portability_data.report.census import coverage, device_moves
+    from portability_data.report.census import coverage
+    from portability_data.report.census_moves import device_moves
     from tests.conftest import example_rows
 
     base = example_rows()["results"][0]

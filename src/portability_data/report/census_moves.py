@@ -1,0 +1,96 @@
+"""Moving off the CPU, asked of the census: each pair (framework, entry, dtype, mode) measured on
+the CPU and on another device, by what the move did to it (works on both, lost, falls back to the
+host, gained, fails on both), and the functions that lose most. Kept apart from report.census, which
+lays out the section, because it is the one census table that reads two devices at once.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from portability_data.pipeline.crossframework import NOT_MEASURED
+
+TOP_LOST = 25  # functions lost moving off the CPU, most pairs first
+
+# A census pair on the CPU and on another device (same framework, entry, dtype and mode): what moving
+# the function off the CPU did to it. Statuses that say nothing either way are not compared.
+NOT_COMPARED = ("unconfirmed", *NOT_MEASURED)
+PAIR = ["framework", "origin", "entry", "dtype", "mode"]
+MOVES = ("works_both", "lost", "falls_back", "gained", "fails_both")
+
+
+def move_of(on_cpu: str, on_device: str) -> str:
+    """works_both; lost (works on the CPU, fails, deviates or faults on the device); falls_back (ran
+    on the device with an op on the host); gained (fails on the CPU, works on the device);
+    fails_both; not_compared (unconfirmed, not in the wheel or the harness's failure on either side)."""
+    if on_cpu in NOT_COMPARED or on_device in NOT_COMPARED:
+        return "not_compared"
+    if on_device == "host_fallback":
+        return "falls_back"
+    if on_cpu == "works":
+        return "works_both" if on_device == "works" else "lost"
+    return "gained" if on_device == "works" else "fails_both"
+
+
+def device_moves(matrix: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(per framework, mode and device other than the CPU: the pairs measured on both by move and
+    the functions with a pair lost or falling back; the functions with most pairs lost, with the
+    dtypes and the device's first error). The study's question asked of the census: what leaves a
+    function when it moves from the CPU to an accelerator (here torch_xla's XLA CPU: the XLA layer's
+    lowerings and fallbacks; the torch versions of the two settings differ and are named)."""
+    summary_columns = [
+        "framework", "mode", "device", "device_model", "cpu_version", "device_version", "pairs_both", *MOVES,
+        "not_compared", "functions_both", "functions_lost", "functions_falling_back",
+    ]  # fmt: skip
+    lost_columns = ["framework", "mode", "device", "function", "pairs_lost", "dtypes", "error_type", "error"]
+    on_cpu = matrix[matrix["device"] == "cpu"]
+    elsewhere = matrix[matrix["device"] != "cpu"]
+    if on_cpu.empty or elsewhere.empty:
+        return pd.DataFrame(columns=summary_columns), pd.DataFrame(columns=lost_columns)
+    # one CPU row per pair: the newest run's where CPUs of several machines measured it
+    newest_cpu = on_cpu.sort_values("run_id").drop_duplicates(PAIR, keep="last")
+    cpu_side = newest_cpu[[*PAIR, "status", "framework_version"]].rename(
+        columns={"status": "cpu_status", "framework_version": "cpu_version"}
+    )
+    both = elsewhere.merge(cpu_side, on=PAIR, how="inner")
+    both["move"] = [move_of(a, b) for a, b in zip(both["cpu_status"], both["status"])]
+    summary, lost = [], []
+    keys = ["framework", "mode", "device", "device_model"]
+    for (framework, mode, device, model), group in both.groupby(keys, sort=True):
+        moves = group["move"].value_counts()
+        summary.append(
+            {
+                "framework": framework,
+                "mode": mode,
+                "device": device,
+                "device_model": model,
+                "cpu_version": ", ".join(sorted(set(group["cpu_version"]))),
+                "device_version": ", ".join(sorted(set(group["framework_version"]))),
+                "pairs_both": len(group),
+                **{move: int(moves.get(move, 0)) for move in (*MOVES, "not_compared")},
+                "functions_both": group["function"].nunique(),
+                "functions_lost": group.loc[group["move"] == "lost", "function"].nunique(),
+                "functions_falling_back": group.loc[group["move"] == "falls_back", "function"].nunique(),
+            }
+        )
+        for function, pairs in group[group["move"] == "lost"].groupby("function", sort=True):
+            first = pairs.iloc[0]
+            message = first["error_message"] if isinstance(first["error_message"], str) else ""
+            lost.append(
+                {
+                    "framework": framework,
+                    "mode": mode,
+                    "device": device,
+                    "function": function,
+                    "pairs_lost": len(pairs),
+                    "dtypes": ", ".join(sorted(set(pairs["dtype"]))),
+                    "error_type": first["error_type"]
+                    if isinstance(first["error_type"], str)
+                    else first["status"],
+                    "error": message.strip().splitlines()[0][:160] if message.strip() else "",
+                }
+            )
+    lost_frame = pd.DataFrame(lost, columns=lost_columns)
+    if len(lost_frame):
+        lost_frame = lost_frame.sort_values(["pairs_lost", "function"], ascending=[False, True])
+    return pd.DataFrame(summary, columns=summary_columns), lost_frame.head(TOP_LOST).reset_index(drop=True)
