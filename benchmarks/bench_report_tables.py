@@ -104,7 +104,7 @@ def disagreements_per_group(table: pd.DataFrame) -> pd.DataFrame:
                 "failed": float(group["samples_failed"].fillna(0).max()),
                 "rel_error_spread": group["rel_error_spread"].iloc[0],
                 "apart": None if first is None else f"{first['framework']} {first['stands_apart']}",
-                "message": None if first is None else crossframework._first_line(first["error_message"]),
+                "message": None if first is None else crossframework.first_line(first["error_message"]),
             }
         )
     return crossframework.rank_disagreements(pd.DataFrame(summary), limit=len(summary))

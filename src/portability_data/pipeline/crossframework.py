@@ -197,7 +197,7 @@ def largest_disagreements(table: pd.DataFrame, limit: int = 10) -> pd.DataFrame:
         group["failed"] = max(group["failed"], 0.0 if pd.isna(failed) else float(failed))
         if group["apart"] is None and not pd.isna(apart):
             group["apart"] = f"{framework} {apart}"
-            group["message"] = _first_line(message)
+            group["message"] = first_line(message)
     summary = [groups[key] | {"statuses": ", ".join(groups[key]["statuses"])} for key in sorted(groups)]
     return rank_disagreements(pd.DataFrame(summary), limit)
 
@@ -218,7 +218,7 @@ def rank_disagreements(summary: pd.DataFrame, limit: int) -> pd.DataFrame:
     return frame[DISAGREEMENT_COLUMNS].reset_index(drop=True)
 
 
-def _first_line(message: object, width: int = 160) -> str | None:
+def first_line(message: object, width: int = 160) -> str | None:
     """A failure message's first non-empty line, cut to `width` (a table cell, not a traceback)."""
     if not isinstance(message, str):
         return None

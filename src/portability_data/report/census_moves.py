@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from portability_data.pipeline.crossframework import NOT_MEASURED
+from portability_data.pipeline.crossframework import NOT_MEASURED, first_line
 
 TOP_LOST = 25  # functions lost moving off the CPU, most pairs first
 
@@ -75,7 +75,6 @@ def device_moves(matrix: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
         )
         for function, pairs in group[group["move"] == "lost"].groupby("function", sort=True):
             first = pairs.iloc[0]
-            message = first["error_message"] if isinstance(first["error_message"], str) else ""
             lost.append(
                 {
                     "framework": framework,
@@ -87,7 +86,7 @@ def device_moves(matrix: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
                     "error_type": first["error_type"]
                     if isinstance(first["error_type"], str)
                     else first["status"],
-                    "error": message.strip().splitlines()[0][:160] if message.strip() else "",
+                    "error": first_line(first["error_message"]) or "",
                 }
             )
     lost_frame = pd.DataFrame(lost, columns=lost_columns)
