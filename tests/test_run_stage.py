@@ -56,7 +56,7 @@ def test_per_framework_modes_and_timeouts_choose_the_settings(case_repo, monkeyp
         "memory_mb": 1024,
     }
     paths = Paths.under(case_repo.root)
-    harness = harness_digest(paths.cases_dir)
+    harness = harness_digest(paths.cases_dir, "cpu")
     settings = [("torch", "eager"), ("torch", "compiled"), ("jax", "eager")]
     for framework, mode in settings:
         spec = stage.setting_spec(framework, "cpu", mode, 1, params, suite="census")
@@ -148,7 +148,7 @@ def _subset_run(case_repo, params: dict, digests_of: list[str], run_id: str) -> 
     from portability_data.runner.spec import Paths
 
     paths = Paths.under(case_repo.root)
-    harness = harness_digest(paths.cases_dir)
+    harness = harness_digest(paths.cases_dir, "cpu")
     digests = case_digests(paths, digests_of, "torch")
     spec = stage.setting_spec("torch", "cpu", "eager", params["repeats"], params)
     _, key = stage.subset_key(spec, digests, harness)
@@ -231,10 +231,10 @@ def test_an_earlier_harness_kept_in_params_is_credited_and_stale_entries_refused
     manifest = case_repo.root / "manifest.json"
     cases_dir = Paths.under(case_repo.root).cases_dir
     _subset_run(case_repo, PARAMS, ["torch.one"], "before")
-    before = harness_digest(cases_dir)
+    before = harness_digest(cases_dir, "cpu")
 
     (cases_dir / "conftest.py").write_text("# another harness\n")
-    today = harness_digest(cases_dir)
+    today = harness_digest(cases_dir, "cpu")
     kept = {**PARAMS, "earlier_harness": {"torch/cpu/eager": before}}
     assert stage.run_stage(kept, case_repo.root, manifest) == ["before"]
     assert asked == []
@@ -284,10 +284,10 @@ def test_a_setting_whose_cases_stand_on_two_earlier_harnesses_keeps_both(
     manifest = case_repo.root / "manifest.json"
     cases_dir = Paths.under(case_repo.root).cases_dir
     _subset_run(case_repo, PARAMS, ["torch.one"], "first")
-    first = harness_digest(cases_dir)
+    first = harness_digest(cases_dir, "cpu")
     (cases_dir / "conftest.py").write_text("# the second harness\n")
     _subset_run(case_repo, PARAMS, ["torch.two"], "second")  # two, added since, measured on it
-    second = harness_digest(cases_dir)
+    second = harness_digest(cases_dir, "cpu")
     (cases_dir / "conftest.py").write_text("# today's harness\n")
 
     both = {**PARAMS, "earlier_harness": {"torch/cpu/eager": [first, second]}}
@@ -319,7 +319,7 @@ def test_a_census_run_of_todays_key_is_not_up_to_date_when_an_input_file_changed
     params = {**PARAMS, "repeats": 1}
     paths = Paths.under(root)
     spec = stage.setting_spec("torch", "cpu", "eager", 1, params, suite="census")
-    key = spec.params_hash(stage.cases_digest(root, "torch", "census") + harness_digest(paths.cases_dir))
+    key = spec.params_hash(stage.cases_digest(root, "torch", "census") + harness_digest(paths.cases_dir, "cpu"))
     today = case_digests(paths, ["torch.census.numpy.sin"], "torch")
     asked = []
     monkeypatch.setattr(stage, "run", lambda spec, *a, **k: asked.append(spec) or "new-1")

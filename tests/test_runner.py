@@ -519,7 +519,7 @@ def test_runs_row_describes_the_host_and_the_code_that_ran(case_repo) -> None:
     assert row["cpu_flags"] is None or set(row["cpu_flags"].split()) <= set(CPU_FEATURES)
     build = json.loads(row["build"])
     assert "BLAS_INFO" in build["config"] and build["cpu_capability"]
-    assert row["harness_digest"] == harness_digest(paths.cases_dir)
+    assert row["harness_digest"] == harness_digest(paths.cases_dir, "cpu")
     assert json.loads(row["case_digests"]) == case_digests(paths, ["torch.tiny"], "torch")
     # a changed case file changes its digest (so the older run is superseded)
     (case_repo.root / "cases" / "torch" / "test_tiny.py").write_text("def test_ok():\n    assert 1\n")
@@ -529,18 +529,25 @@ def test_runs_row_describes_the_host_and_the_code_that_ran(case_repo) -> None:
 def test_the_harness_digest_is_of_the_code_not_of_where_the_package_lives(repo_root: Path) -> None:
     """The committed runs were made before the runner moved into runner/: the same harness bytes
     at the old dotted path give the same digest, and any other changed byte gives another."""
-    from portability_data.runner.provenance import HARNESS_FILES, harness_digest, harness_digest_of
+    from portability_data.runner.provenance import (
+        CORE_FILES,
+        DEVICES_FOLDER,
+        device_modules,
+        harness_digest,
+        harness_digest_of,
+    )
 
     here = repo_root / "src" / "portability_data" / "runner"
-    files = [(here / name).read_bytes() for name in HARNESS_FILES]
+    files = [(here / name).read_bytes() for name in CORE_FILES]
+    files.append(device_modules(here / DEVICES_FOLDER)["cpu.py"])
     conftest = (repo_root / "cases" / "conftest.py").read_bytes()
-    assert harness_digest_of(files, conftest) == harness_digest(repo_root / "cases")
+    assert harness_digest_of(files, conftest) == harness_digest(repo_root / "cases", "cpu")
     flat = [part.replace(b"portability_data.runner", b"portability_data") for part in files]
     assert harness_digest_of(flat, conftest.replace(b"portability_data.runner", b"portability_data")) == (
-        harness_digest(repo_root / "cases")
+        harness_digest(repo_root / "cases", "cpu")
     )
     changed = [files[0].replace(b"import pytest", b"import  pytest", 1), *files[1:]]
-    assert harness_digest_of(changed, conftest) != harness_digest(repo_root / "cases")
+    assert harness_digest_of(changed, conftest) != harness_digest(repo_root / "cases", "cpu")
 
 
 MEASURED = """

@@ -25,7 +25,7 @@ from portability_data.dataset.submission.check import check_submission
 from portability_data.dataset.submission.files import SubmissionError, parquet_magic_problem
 from portability_data.dataset.submission.history import CommitDigests
 from portability_data.dataset.submission.package import package
-from portability_data.runner.provenance import HARNESS_FILES, harness_digest, sha256_of_parts
+from portability_data.runner.provenance import CORE_FILES, DEVICES_FOLDER, harness_digest, sha256_of_parts
 from portability_data.runner.spec import Paths, RunSpec
 from portability_data.runner.supervisor import run
 from tests.conftest import REPO_ROOT, CaseRepo
@@ -79,10 +79,11 @@ def made(tmp_path_factory: pytest.TempPathFactory) -> Made:
     cases = CaseRepo(root)
     cases.add("jax", "numpy_cos", CASE.format(name="cos", value=1.0), function="jax.numpy.cos")
     cases.add("jax", "numpy_sin", CASE.format(name="sin", value=0.0), function="jax.numpy.sin")
-    for name in HARNESS_FILES:
+    runner = REPO_ROOT / "src" / "portability_data" / "runner"
+    for name in [*CORE_FILES, *(f"{DEVICES_FOLDER}/{p.name}" for p in (runner / DEVICES_FOLDER).glob("*.py"))]:
         target = root / "src" / "portability_data" / "runner" / name
         target.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(REPO_ROOT / "src" / "portability_data" / "runner" / name, target)
+        shutil.copyfile(runner / name, target)
     git(root, "init", "-q")
     git(root, "add", "cases", "src")
     git(root, "commit", "-q", "-m", "cases and harness")
@@ -200,7 +201,7 @@ def test_the_run_packages_into_a_submission_that_passes_the_check(made: Made) ->
     )
     # the package that ran is this checkout's, not the made repository's: its commit says nothing of it
     assert described["code_modified"] is None and runs_row["code_modified"] is None
-    assert described["harness_digest"] == harness_digest(made.root / "cases") == runs_row["harness_digest"]
+    assert described["harness_digest"] == harness_digest(made.root / "cases", "cpu") == runs_row["harness_digest"]
     assert set(described["case_digests"]) == {"jax.numpy.cos", "jax.numpy.sin"}
     assert system["hosts"][0]["cpu_model"] == runs_row["cpu_model"] and system["hosts"][0]["cpu_count"] >= 1
     device = {"device": "cpu", "device_model": runs_row["device_model"], "accelerator": None, "driver": None}
@@ -347,13 +348,13 @@ def test_digests_are_those_of_each_commit_read_from_git_objects(made: Made, tmp_
     shutil.copytree(made.root, root)
     first = git(root, "rev-parse", "HEAD").strip()
     (root / "cases" / "conftest.py").write_text((root / "cases" / "conftest.py").read_text() + "\n# edited\n")
-    edited = harness_digest(root / "cases")  # the installed harness with this repository's conftest
+    edited = harness_digest(root / "cases", "cpu")  # the installed harness with this repository's conftest
     git(root, "commit", "-q", "-am", "conftest edited")
     digests = CommitDigests(root)
     original = json.loads(pq.read_table(made.file("runs")).column("case_digests")[0].as_py())
     assert digests.unknown({edited}, set()) == (set(), set())
-    assert digests.unknown({harness_digest(made.root / "cases")}, set(original.items())) == (set(), set())
-    assert digests.harness[edited] != first and digests.harness[harness_digest(made.root / "cases")] == first
+    assert digests.unknown({harness_digest(made.root / "cases", "cpu")}, set(original.items())) == (set(), set())
+    assert digests.harness[edited] != first and digests.harness[harness_digest(made.root / "cases", "cpu")] == first
     assert digests.unknown({"0" * 64}, {("jax.numpy.cos", "0" * 64)}) == (
         {"0" * 64},
         {("jax.numpy.cos", "0" * 64)},
@@ -479,8 +480,9 @@ def test_census_entries_and_the_older_harness_file_set_are_matched_in_history(
     shutil.copy(REPO_ROOT / "cases" / "torch" / "census" / "test_opinfo.py", census / "test_opinfo.py")
     runner = root / "src" / "portability_data" / "runner"
     old_harness, old_worker = b"# the harness before its split\n", b"# its worker\n"
-    for name in HARNESS_FILES:
+    for name in ("harness.py", "backends.py", "timing.py", "worker.py"):
         (runner / name).unlink()
+    shutil.rmtree(runner / DEVICES_FOLDER)
     (runner / "harness.py").write_bytes(old_harness)
     (runner / "worker.py").write_bytes(old_worker)
     shutil.copy(REPO_ROOT / "src" / "portability_data" / "runner" / "oracle.py", runner / "oracle.py")

@@ -16,7 +16,14 @@ from pathlib import Path
 from typing import Any
 
 from portability_data import commands
-from portability_data.tables.contracts import DEVICES, FRAMEWORKS, MODES, SUITES
+from portability_data.runner import devices
+from portability_data.tables.contracts import FRAMEWORKS, MODES, SUITES
+
+
+def device_help() -> str:
+    """The registered device paths, one clause each (runner/devices/), for `--device`'s help."""
+    listed = "; ".join(f"{name}: {path.summary}" for name, path in devices.registry().items())
+    return f"the device path under test (one per run; `portability devices` lists them): {listed}"
 
 
 @dataclass(frozen=True)
@@ -142,6 +149,12 @@ COMMANDS: tuple[Command, ...] = (
         ),
     ),
     command(
+        "devices",
+        commands.cmd_devices,
+        "List the registered device paths (runner/devices/): frameworks, compilers, what each needs, "
+        "and each path's harness digest.",
+    ),
+    command(
         "run",
         commands.cmd_run,
         "Run the cases of one framework on one device and mode; append a result shard "
@@ -151,12 +164,18 @@ COMMANDS: tuple[Command, ...] = (
             choices=FRAMEWORKS,
             help="whose cases to run (required, except with --resume or --close: the run id names it)",
         ),
-        arg("--device", choices=DEVICES, default="cpu", help="the device under test (one per run)"),
+        arg("--device", choices=devices.path_names(), default="cpu", help=device_help()),
         arg(
             "--mode",
             choices=MODES,
             default="eager",
             help="eager, or compiled (torch.compile / tf.function / jax.jit)",
+        ),
+        arg(
+            "--compiler",
+            help="compiled mode's compiler, one the device path registers for the framework (default: the "
+            "path's own: inductor on cpu and gpu, openxla on xla and tpu for torch; XLA for JAX and "
+            "TensorFlow); recorded as runs.compiler",
         ),
         arg("--repeats", type=int, default=3, help="runs of every subtest (the study: 3)"),
         arg("--timeout", type=float, default=900.0, help="seconds per subtest (the study: 15 minutes)"),

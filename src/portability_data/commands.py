@@ -132,6 +132,35 @@ def cmd_case_check(args: argparse.Namespace) -> None:
         )
 
 
+def cmd_devices(args: argparse.Namespace) -> None:
+    from portability_data.runner import devices
+    from portability_data.runner.provenance import harness_digest
+    from portability_data.tables.contracts import FRAMEWORKS
+
+    cases_dir = _repo_root() / "cases"
+    for name, path in devices.registry().items():
+        print(f"{name} (runner/devices/{path.module}): {path.summary}")
+        for framework in FRAMEWORKS:
+            if framework in path.backends:
+                backend = path.backends[framework]
+                compiler = path.compiler(framework, "compiled") or "none"
+                print(f"  {framework}: {backend.__name__}, modes eager and compiled (compiler {compiler})")
+            elif framework in path.not_served:
+                print(f"  {framework}: not on this path: {path.not_served[framework]}")
+        print(f"  needs: {path.needs or 'the pinned frameworks only (.[frameworks])'}")
+        print(f"  harness digest: {harness_digest(cases_dir, name)[:16]} (the shared core and {path.module})")
+
+
+def _own_compiler_as_none(args: argparse.Namespace) -> str | None:
+    """`--compiler`, or None where it names the device path's own (one spec, one params hash)."""
+    from portability_data.runner import devices
+
+    if args.compiler is None or args.device not in devices.path_names():
+        return args.compiler
+    own = devices.path_named(args.device).compiler(args.framework, args.mode)
+    return None if args.compiler == own else args.compiler
+
+
 def cmd_run(args: argparse.Namespace) -> None:
     from portability_data.runner.progress import terminal_progress
     from portability_data.runner.run_summary import RunSummary
@@ -164,6 +193,7 @@ def cmd_run(args: argparse.Namespace) -> None:
                 memory_mb=args.memory_mb,
                 cases=tuple(args.cases or ()),
                 suite=args.suite,
+                compiler=_own_compiler_as_none(args),
             )
         if args.dry_run:
             from portability_data.runner.probe import dry_run

@@ -29,9 +29,10 @@ from portability_data.pipeline.run_stage import (
     missing_cases,
     setting_spec,
     subset_key,
+    todays_harness,
 )
 from portability_data.runner.census_rows import manifest_paths
-from portability_data.runner.provenance import cpu_model, harness_digest
+from portability_data.runner.provenance import cpu_model
 from portability_data.runner.spec import Paths, RunSpec
 from portability_data.runner.supervisor import run
 from portability_data.tables.contracts import FRAMEWORKS
@@ -138,7 +139,7 @@ def plan(
     paths = Paths.under(repo_root)
     rows = finished_runs(paths.runs_dir / SOURCE) if (paths.runs_dir / SOURCE).is_dir() else []
     done = existing_runs(paths.runs_dir / SOURCE, rows)
-    harness, host = harness_digest(paths.cases_dir), host_key()
+    host = host_key()
     settings = []
     for suite in chosen.get("suites", ["curated"]):
         # the census runs under its own section (1 repeat, its limits); the curated set under the profile's
@@ -147,11 +148,13 @@ def plan(
         for framework in frameworks or tuple(run_params["frameworks"]):
             if suite == "census" and not manifest_paths(paths.cases_dir, framework):
                 continue  # no census source for this framework yet
-            digest = cases_digest(paths.repo_root, framework, suite) + harness + host
+            suite_digest = cases_digest(paths.repo_root, framework, suite)
             for device in (devices or {}).get(framework, ["cpu"]):
+                harness = todays_harness(paths.cases_dir, device)
                 for mode in chosen["modes"]:
                     spec = setting_spec(framework, device, mode, repeats, section, SOURCE, suite=suite)
-                    key = spec.params_hash(digest)
+                    keys = [spec.params_hash(suite_digest + h + host) for h in harness]
+                    key = next((k for k in keys if done.get(k, {}).get("status") == "complete"), keys[0])
                     settings.append(_planned(spec, key, done, rows, paths, harness, host))
     return settings
 
@@ -162,7 +165,7 @@ def _planned(
     done: dict[str, dict[str, Any]],
     rows: list[dict[str, Any]],
     paths: Paths,
-    harness: str,
+    harness: tuple[str, ...],
     host: str,
 ) -> Setting:
     """One setting's plan: skipped, the cases this host lacks, or the whole suite."""
@@ -174,7 +177,7 @@ def _planned(
         return Setting(spec, key, None)
     if not missing:
         return Setting(spec, key, supplying[-1], tuple(supplying))
-    subset, subset_hash = subset_key(spec, missing, harness, host)
+    subset, subset_hash = subset_key(spec, missing, harness[0], host)
     return Setting(subset, subset_hash, None, tuple(supplying))
 
 

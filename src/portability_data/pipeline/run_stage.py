@@ -17,6 +17,10 @@ earlier harness digest whose runs still stand for a setting until it is re-measu
 reviewed decision, never a default. The stage credits those runs as it credits today's, says so
 for each setting, records them in the manifest, and refuses a stale entry: one that names
 today's harness or a digest no run of the setting has, or a setting that today's harness covers.
+
+Today's harness is per device path (the shared core and the path's module: runner/devices/), and
+a digest of the layout before the paths, carried over the move that changed no behaviour
+(provenance.CARRIED_HARNESS), is today's too while its path and the core are unchanged.
 """
 
 from __future__ import annotations
@@ -33,6 +37,7 @@ import pyarrow.parquet as pq
 from portability_data.runner.census_rows import CENSUS_FOLDER
 from portability_data.runner.provenance import (
     ORACLE_FILE,
+    carried_digests,
     harness_digest,
     listed_cases_digest,
     selected_case_digests,
@@ -40,6 +45,19 @@ from portability_data.runner.provenance import (
 from portability_data.runner.spec import SOURCE, Paths, RunSpec
 from portability_data.runner.supervisor import run
 from portability_data.tables.atomic import atomic_write_bytes
+
+Harness = str | tuple[str, ...]  # today's harness digest, or it and the digests carried to it
+
+
+def todays_harness(cases_dir: Path, device: str) -> tuple[str, ...]:
+    """Today's harness digest of the device path, then the legacy digests carried to it."""
+    harness = harness_digest(cases_dir, device)
+    return (harness, *carried_digests(device, harness))
+
+
+def _today(harness: Harness) -> tuple[str, ...]:
+    return (harness,) if isinstance(harness, str) else tuple(harness)
+
 
 SUITE_FILES = (".py", ".yaml")
 
@@ -195,7 +213,7 @@ def subset_key(spec: RunSpec, digests: dict[str, str], harness: str, host: str =
 def proven_digests(
     row: dict[str, Any],
     spec: RunSpec,
-    harness: str,
+    harness: Harness,
     repo_root: Path,
     host: str = "",
     earlier: tuple[str, ...] = (),
@@ -205,7 +223,7 @@ def proven_digests(
     params.yaml keeps for the setting (and, for a bench run, this host); {} when it cannot be
     proven (other limits, another harness or machine, a tree that git does not hold)."""
     measured_by = row.get("harness_digest")
-    if row["status"] != "complete" or measured_by is None or measured_by not in (harness, *earlier):
+    if row["status"] != "complete" or measured_by is None or measured_by not in (*_today(harness), *earlier):
         return {}
     harness = measured_by
     if (row.get("source"), row.get("framework"), row.get("device"), row.get("mode")) != (
@@ -242,7 +260,7 @@ class Coverage:
 def coverage(
     spec: RunSpec,
     paths: Paths,
-    harness: str,
+    harness: Harness,
     rows: list[dict[str, Any]],
     host: str = "",
     earlier: tuple[str, ...] = (),
@@ -258,7 +276,7 @@ def coverage(
         if same:
             measured |= same
             supplying.append(row["run_id"])
-            if row.get("harness_digest") == harness:
+            if row.get("harness_digest") in _today(harness):
                 measured_today |= same
     return Coverage(
         {c: d for c, d in current.items() if c not in measured},
@@ -270,7 +288,7 @@ def coverage(
 def missing_cases(
     spec: RunSpec,
     paths: Paths,
-    harness: str,
+    harness: Harness,
     rows: list[dict[str, Any]],
     host: str = "",
     earlier: tuple[str, ...] = (),
@@ -287,12 +305,15 @@ class EarlierHarnessError(ValueError):
 
 
 def earlier_harness(
-    run_params: dict[str, Any], harness: str, rows: list[dict[str, Any]], section: str
+    run_params: dict[str, Any],
+    harness: Harness | dict[str, tuple[str, ...]],
+    rows: list[dict[str, Any]],
+    section: str,
 ) -> dict[str, tuple[str, ...]]:
     """params.yaml's `earlier_harness` (setting "framework/device/mode" -> a harness digest, or a
     list of them where the setting's cases stand on several), checked: every entry names a setting
     of this stage, and each digest is not today's harness and was measured by some complete run of
-    that setting (else the digest is stale: remove it)."""
+    that setting (else the digest is stale: remove it). `harness`: today's, or device -> today's."""
     kept = run_params.get("earlier_harness") or {}
     if not isinstance(kept, dict):
         raise EarlierHarnessError(
@@ -322,7 +343,8 @@ def earlier_harness(
         ):
             raise EarlierHarnessError(f"{where}: a harness digest or a list of distinct digests expected")
         for digest in digests:
-            if digest == harness:
+            today = harness.get(setting.split("/")[1], ()) if isinstance(harness, dict) else _today(harness)
+            if digest in today:
                 raise EarlierHarnessError(f"{where}: {digest[:12]} is today's harness; remove it")
             if (setting, digest) not in measured:
                 raise EarlierHarnessError(
@@ -362,21 +384,24 @@ def run_stage(
     rows = finished_runs(paths.runs_dir)
     done = existing_runs(paths.runs_dir, rows)
     covering: list[str] = []
-    harness = harness_digest(paths.cases_dir)
+    today = {device: todays_harness(paths.cases_dir, device) for device in run_params["devices"]}
     section = "census" if suite == "census" else "run"
-    kept = earlier_harness(run_params, harness, rows, section)
+    kept = earlier_harness(run_params, today, rows, section)
     credited_earlier: dict[str, str | list[str]] = {}
     confirm_jobs = int(run_params.get("confirm_jobs", 1))
     jobs = int(run_params.get("jobs", 1)) if suite == "census" else 1
     for framework in run_params["frameworks"]:
         if only and framework not in only:
             continue
-        digest = cases_digest(paths.repo_root, framework, suite) + harness
+        suite_digest = cases_digest(paths.repo_root, framework, suite)
         for device in run_params["devices"]:
+            harness = today[device]
             for mode in run_params.get("modes_by_framework", {}).get(framework, run_params["modes"]):
                 spec = setting_spec(framework, device, mode, run_params["repeats"], run_params, suite=suite)
                 name = f"{framework}/{device}/{mode}"
-                key = spec.params_hash(digest)
+                # a whole-suite run of today's harness (or of a digest carried to it) is up to date
+                keys = [spec.params_hash(suite_digest + h) for h in harness]
+                key = next((k for k in keys if k in done), keys[0])
                 if key in done and not _inputs_changed(done[key], spec, paths, suite):
                     state = "up to date" if done[key]["status"] == "complete" else "partial, closed by hand"
                     print(f"{name}: {state} ({done[key]['run_id']})", flush=True)
@@ -400,11 +425,12 @@ def run_stage(
                 if not missing:
                     print(f"{name}: up to date ({', '.join(supplying)})", flush=True)
                     continue
+                key = keys[0]  # what runs now runs on today's harness
                 if not supplying:  # nothing reusable: the whole suite, as one run of the setting
                     print(f"{name}: running", flush=True)
                     covering.append(run(spec, paths, params_hash=key, confirm_jobs=confirm_jobs, jobs=jobs))
                     continue
-                subset, subset_hash = subset_key(spec, missing, harness)
+                subset, subset_hash = subset_key(spec, missing, harness[0])
                 if subset_hash in done and done[subset_hash]["status"] == "partial":
                     print(f"{name}: partial, closed by hand ({done[subset_hash]['run_id']})", flush=True)
                     covering.append(done[subset_hash]["run_id"])

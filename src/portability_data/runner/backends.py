@@ -1,8 +1,10 @@
-"""The framework backends of the harness: how each framework names, pins, syncs and compiles for
-the device under test, and how a compiled call says whether it really compiled.
+"""The framework backends of the harness: what each framework does the same way on every device
+path (pinning, placement checks, compiling, which values are arrays), and how a compiled call says
+whether it really compiled. What differs per device (its handle, its sync, what it counts, how it is
+found) is a device path's: a subclass in runner/devices/<path>.py.
 
 Imported in the case worker only: the framework under test, pytest-free, NumPy at most. These
-bytes are part of the harness digest (runner/provenance.py HARNESS_FILES).
+bytes are part of the shared core of every path's harness digest (runner/provenance.py CORE_FILES).
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any
 
 
 class DevicePlacementError(AssertionError):
@@ -40,11 +42,14 @@ class DeviceUnavailableError(RuntimeError):
 
 
 class Backend:
-    """What the harness needs of a framework: a device handle, pinning, sync, placement, compile."""
+    """What the harness needs of a framework: a device handle, pinning, sync, placement, compile.
+    A device path subclasses a framework's backend below with what its device does differently."""
 
     name = ""
     # Whether `observe` counts host fallbacks and compilations (else those results columns are null).
     counts_device_events = False
+    # The compiler of compiled mode on this path (runs.compiler).
+    compiler = ""
 
     def __init__(self, device: str) -> None:
         self.device = device
@@ -83,6 +88,14 @@ class Backend:
     def describe(self) -> str:
         """The hardware model of the device, for the results table."""
         return self.device
+
+    def driver(self) -> str | None:
+        """The accelerator runtime version, where the framework tells it (runs.driver)."""
+        return None
+
+    def device_facts(self) -> dict[str, Any]:
+        """Build facts of the device's own stack (runs.build, beside the framework's)."""
+        return {}
 
 
 class CompiledCall:
@@ -186,57 +199,25 @@ def _leaves(obj: Any) -> Iterator[Any]:
         yield obj
 
 
-XLA_SETUP = (
-    "the xla device needs torch_xla in an environment of its own (torch 2.9 + torch_xla 2.9, not "
-    'this pinned torch): python3 -m venv .venv-xla && .venv-xla/bin/pip install -e ".[xla]", then '
-    "PJRT_DEVICE=CPU .venv-xla/bin/portability run --framework torch --device xla (docs/DEVICE_PATHS.md)"
-)
-
-
 class TorchBackend(Backend):
-    """PyTorch on cpu, cuda (gpu), mps, and torch_xla's PJRT device: tpu (a TPU) or xla (any other
-    PJRT device, XLA CPU here). On XLA the backend counts, per call, the ops torch_xla ran on the host
-    (its executed fallback counters) and the graphs it compiled (torch_xla.debug.metrics)."""
+    """PyTorch the same on every device: the path's device type is the default device while a
+    test runs, every output must be there, torch.compile with the path's compiler."""
 
     name = "torch"
-    _types: ClassVar[dict[str, str]] = {"cpu": "cpu", "gpu": "cuda", "mps": "mps", "tpu": "xla", "xla": "xla"}
+    device_type = "cpu"  # torch's device type of the path
+    compiler = "inductor"
 
     def __init__(self, device: str) -> None:
         super().__init__(device)
         import torch
 
         self.torch = torch
-        if device == "gpu" and not torch.cuda.is_available():
-            raise DeviceUnavailableError("device gpu requested but torch.cuda.is_available() is False")
-        if device == "mps" and not torch.backends.mps.is_available():
-            raise DeviceUnavailableError("device mps requested but torch.backends.mps is not available")
-        self.device_type = self._types[device]
-        self.counts_device_events = self.device_type == "xla"
-        if self.counts_device_events:
-            try:
-                import torch_xla
-                import torch_xla.debug.metrics as metrics
-            except ImportError as exc:
-                raise DeviceUnavailableError(
-                    f"device {device} requested but torch_xla is missing ({exc}): {XLA_SETUP}"
-                ) from None
-            self.torch_xla, self.metrics = torch_xla, metrics
-            hardware = self.xla_hardware()
-            if (hardware == "TPU") != (device == "tpu"):
-                raise DeviceUnavailableError(
-                    f"device {device} requested but torch_xla's PJRT device is {hardware} "
-                    f"(PJRT_DEVICE: {'TPU for tpu' if device == 'tpu' else 'CPU or CUDA for xla'})"
-                )
+        self.find_device()
 
-    def xla_hardware(self) -> str:
-        """torch_xla's PJRT device kind: TPU, CPU, CUDA."""
-        import torch_xla.core.xla_model as xm
-
-        return str(xm.xla_device_hw(self.torch_xla.device()))
+    def find_device(self) -> None:
+        """Raise DeviceUnavailableError where this machine has no such device."""
 
     def handle(self) -> str:
-        if self.device_type == "xla":
-            return str(self.torch_xla.device())
         return self.device_type
 
     @contextlib.contextmanager
@@ -248,51 +229,11 @@ class TorchBackend(Backend):
         finally:
             self.torch.set_default_device(previous)
 
-    def sync(self, result: Any) -> None:
-        if self.device == "gpu":
-            self.torch.cuda.synchronize()
-        elif self.device == "mps":
-            self.torch.mps.synchronize()
-        elif self.device == "tpu":
-            import torch_xla.core.xla_model as xm
-
-            xm.mark_step()  # the study's TPU sync (launches the graph; docs/DEVICE_PATHS.md)
-        elif self.device == "xla":
-            self.torch_xla.sync(wait=True)  # cut the traced graph, run it, wait for it
-
     def check_placement(self, result: Any) -> None:
         for leaf in _leaves(result):
             if isinstance(leaf, self.torch.Tensor) and leaf.device.type != self.device_type:
                 error = HostPlacementError if leaf.device.type == "cpu" else DevicePlacementError
                 raise error(f"output tensor on {leaf.device}, expected device type {self.device_type!r}")
-
-    @contextlib.contextmanager
-    def observe(self, events: DeviceEvents, timed: bool) -> Iterator[None]:
-        if not self.counts_device_events:
-            yield
-            return
-        # What the test traced before the call (its inputs) runs now, outside the call's counts.
-        self.torch_xla.sync(wait=True)
-        ops, compiles = self._fallback_counts(), self._compiles()
-        try:
-            yield
-        finally:
-            for name, count in self._fallback_counts().items():
-                if count > ops.get(name, 0):
-                    events.fallback_ops[name] += count - ops.get(name, 0)
-            compiled = self._compiles() - compiles
-            events.compiles += compiled
-            events.compiles_timed += compiled if timed else 0
-
-    def _fallback_counts(self) -> dict[str, int]:
-        """aten op -> times torch_xla ran it on the host, since the process began."""
-        return {
-            name: int(self.metrics.counter_value(name) or 0) for name in self.metrics.executed_fallback_ops()
-        }
-
-    def _compiles(self) -> int:
-        data = self.metrics.metric_data("CompileTime")
-        return int(data[0]) if data else 0
 
     def start_test(self, mode: str) -> None:
         if mode == "compiled":
@@ -304,44 +245,38 @@ class TorchBackend(Backend):
             torch._dynamo.config.fail_on_recompile_limit_hit = True
 
     def compile(self, fn: Callable[..., Any]) -> CompiledCall:
-        # On XLA, torch.compile's backend is openxla (dynamo's graphs lowered by torch_xla).
-        return _TorchCompiled(self.torch, fn, "openxla" if self.device_type == "xla" else "inductor")
+        return _TorchCompiled(self.torch, fn, self.compiler)
 
     def is_array(self, value: Any) -> bool:
         return isinstance(value, self.torch.Tensor)
 
-    def describe(self) -> str:
-        if self.device == "gpu":
-            return self.torch.cuda.get_device_name(0)
-        if self.device == "xla":
-            return f"XLA {self.xla_hardware()} (PJRT)"
-        return cpu_model() if self.device == "cpu" else self.device
+    def driver(self) -> str | None:
+        return f"cuda {self.torch.version.cuda}" if self.torch.version.cuda else None
 
 
 class TensorFlowBackend(Backend):
+    """TensorFlow the same on every device: ops pinned with tf.device and soft placement off (the
+    study's pinning: no silent fallback to another device), tf.function(jit_compile=True)."""
+
     name = "tensorflow"
-    _types: ClassVar[dict[str, str]] = {"cpu": "CPU", "gpu": "GPU", "tpu": "TPU", "mps": "GPU"}
+    device_type = "CPU"  # TensorFlow's logical device type of the path
+    compiler = "xla"
 
     def __init__(self, device: str) -> None:
         super().__init__(device)
-        if device == "xla":
-            raise DeviceUnavailableError("device xla is torch_xla's; TensorFlow's XLA is its compiled mode")
         import tensorflow as tf
 
         self.tf = tf
-        self.device_type = self._types[device]
-        if device == "tpu":
-            # TPU devices exist only once the TPU system is initialised ("Use TPUs" guide).
-            with contextlib.suppress(ValueError, RuntimeError, tf.errors.OpError):
-                resolver = tf.distribute.cluster_resolver.TPUClusterResolver(tpu="local")
-                tf.config.experimental_connect_to_cluster(resolver)
-                tf.tpu.experimental.initialize_tpu_system(resolver)
+        self.connect()
         if not tf.config.list_logical_devices(self.device_type):
             raise DeviceUnavailableError(
                 f"device {device} requested but TensorFlow sees no {self.device_type} device"
             )
         # The study's pinning: no silent fallback to another device.
         tf.config.set_soft_device_placement(False)
+
+    def connect(self) -> None:
+        """Whatever must happen before the device is listed (a TPU system's initialisation)."""
 
     def handle(self) -> str:
         return f"/device:{self.device_type}:0"
@@ -405,8 +340,6 @@ class TensorFlowBackend(Backend):
         return isinstance(value, (self.tf.Tensor, self.tf.Variable))
 
     def describe(self) -> str:
-        if self.device == "cpu":
-            return cpu_model()
         details = self.tf.config.experimental.get_device_details(
             self.tf.config.list_physical_devices(self.device_type)[0]
         )
@@ -414,18 +347,20 @@ class TensorFlowBackend(Backend):
 
 
 class JaxBackend(Backend):
+    """JAX the same on every device: jax.default_device, jit disabled in eager mode (as the study
+    ran JAX), jax.block_until_ready, jax.jit."""
+
     name = "jax"
-    _platforms: ClassVar[dict[str, str]] = {"cpu": "cpu", "gpu": "gpu", "tpu": "tpu", "mps": "METAL"}
+    platform = "cpu"  # JAX's platform name of the path
+    compiler = "xla"
 
     def __init__(self, device: str) -> None:
         super().__init__(device)
-        if device == "xla":
-            raise DeviceUnavailableError("device xla is torch_xla's; JAX is on XLA on every device")
         import jax
 
         self.jax = jax
         try:
-            devices = jax.devices(self._platforms[device])
+            devices = jax.devices(self.platform)
         except RuntimeError as exc:
             raise DeviceUnavailableError(f"device {device} requested but JAX has none: {exc}") from None
         self._device = devices[0]
@@ -466,16 +401,7 @@ class JaxBackend(Backend):
         return isinstance(value, (self.jax.Array, np.ndarray))
 
     def describe(self) -> str:
-        if self.device == "cpu":
-            return cpu_model()
         return str(getattr(self._device, "device_kind", self.device))
-
-
-BACKENDS: dict[str, type[Backend]] = {
-    "torch": TorchBackend,
-    "tensorflow": TensorFlowBackend,
-    "jax": JaxBackend,
-}
 
 
 def cpu_model() -> str:

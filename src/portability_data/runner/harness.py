@@ -6,12 +6,12 @@ through the mode, with a warm-up and the framework's sync point before the clock
 manner of PyTorch's device-generic tests: written once, instantiated per device by the harness.
 
 Configuration comes from the environment, as in the study (one device per run):
-PORTABILITY_DEVICE (cpu, gpu, tpu, mps, xla), PORTABILITY_MODE (eager, compiled),
+PORTABILITY_DEVICE (a registered device path: runner/devices/), PORTABILITY_MODE (eager, compiled),
 PORTABILITY_WARMUP (warm-up calls before the timed one, default 1).
 
 Only the framework under test, pytest and NumPy are imported here (DESIGN.md "The runner").
-The backends (backends.py) and the timer (timing.py) live beside it; the three files and the
-worker are the harness digest.
+The framework backends (backends.py), the device paths (devices/) and the timer (timing.py) live
+beside it; with the worker they are the harness digest (the shared core and the path's module).
 
 A case may report measures of a subtest beside its outcome with pytest's `record_property`
 (the census records its oracle, sample counts and deviations): the names in MEASURES become
@@ -35,8 +35,8 @@ from typing import Any
 
 import pytest
 
+from portability_data.runner import devices
 from portability_data.runner.backends import (
-    BACKENDS,
     Backend,
     DeviceUnavailableError,
     HostPlacementError,
@@ -45,7 +45,6 @@ from portability_data.runner.backends import (
 from portability_data.runner.timing import Timer, subtest_execution
 
 FRAMEWORKS = ("torch", "tensorflow", "jax")
-DEVICES = ("cpu", "gpu", "tpu", "mps", "xla")
 MODES = ("eager", "compiled")
 
 
@@ -60,9 +59,10 @@ class HarnessConfig:
         device = os.environ.get("PORTABILITY_DEVICE", "cpu")
         mode = os.environ.get("PORTABILITY_MODE", "eager")
         warmup = os.environ.get("PORTABILITY_WARMUP", "1")
-        if device not in DEVICES:
+        if device not in devices.path_names():
             raise pytest.UsageError(
-                f"PORTABILITY_DEVICE={device!r} is not a known device; use one of {', '.join(DEVICES)}"
+                f"PORTABILITY_DEVICE={device!r} is not a known device; use one of "
+                f"{', '.join(devices.path_names())}"
             )
         if mode not in MODES:
             raise pytest.UsageError(
@@ -137,7 +137,7 @@ def backend_for(framework: str) -> Backend:
     """The backend of a framework for the configured device, created once per process."""
     config = _config or HarnessConfig.from_env()
     if framework not in _backends:
-        _backends[framework] = BACKENDS[framework](config.device)
+        _backends[framework] = devices.backend_for(framework, config.device)
     return _backends[framework]
 
 

@@ -27,17 +27,6 @@ from portability_data.runner.worker_process import (
     ready_timeout,
 )
 
-# What to do when a device cannot be reached, by device (the worker's reason comes first).
-_WHAT_TO_DO = {
-    "cpu": 'the framework does not start here: install it (pip install -e ".[frameworks]") and retry',
-    "gpu": "check that `nvidia-smi` (or `rocm-smi`) lists the GPU and that the framework's GPU build is "
-    "installed (torch with CUDA, jax[cuda12], tensorflow[and-cuda]); else leave --device gpu out",
-    "tpu": "run on a TPU VM with the framework's TPU build (jax[tpu], torch_xla, tensorflow on TPU); "
-    "else leave --device tpu out",
-    "mps": "MPS needs an Apple silicon Mac (macOS 12.3+) and the framework's arm64 build; "
-    "else leave --device mps out",
-}
-
 
 @dataclass(frozen=True)
 class Probe:
@@ -99,8 +88,8 @@ def _log_tail(log_path: Path, lines: int = 3) -> str:
 
 
 def what_to_do(spec: RunSpec) -> str:
-    """A next step for a person whose device the worker could not reach."""
-    return _WHAT_TO_DO.get(spec.device, f"check that this machine has a {spec.device} device")
+    """A next step for a person whose device the worker could not reach: the device path's."""
+    return spec.path.what_to_do
 
 
 def plan_line(probe_: Probe, cases: int) -> str:
@@ -109,8 +98,10 @@ def plan_line(probe_: Probe, cases: int) -> str:
     assert info is not None
     floor = "unknown" if info.timer_floor_ms is None else f"{info.timer_floor_ms:.4g} ms"
     driver = f", driver {info.driver}" if info.driver else ""
+    compiler = spec.resolved_compiler()
     return (
-        f"{spec.framework}/{spec.device}/{spec.mode}: ready: device model {info.device_model!r}, "
+        f"{spec.framework}/{spec.device}/{spec.mode}{'/' + compiler if compiler else ''}: ready: "
+        f"device model {info.device_model!r}, "
         f"{spec.framework} {info.framework_version}{driver}, timer floor {floor}; would run "
         f"{cases} case{'' if cases == 1 else 's'} x {spec.repeats} repeat{'' if spec.repeats == 1 else 's'} "
         f"(worker up in {probe_.seconds:.1f} s)"

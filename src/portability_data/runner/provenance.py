@@ -4,7 +4,8 @@ The runs row records the host (CPU, its kernel-relevant features, cores, memory)
 and git commit, and sha256 digests of the harness and of every case that ran, so that a changed
 harness or case is a new run and a submission can be traced to a commit of this repository
 (dataset/submission computes the same digests from git objects, with these functions).
-`harness_digest` hashes HARNESS_FILES beside this module: this module must stay in runner/.
+`harness_digest` hashes CORE_FILES and a device path's module beside this module: this module must
+stay in runner/.
 """
 
 from __future__ import annotations
@@ -142,11 +143,17 @@ def _tree_ticks(root: int) -> int:
     return total
 
 
-# The code that decides how a case runs and is timed. The harness was one file until it was split
-# into harness, backends and timing; a commit's digest is over the set it had (HARNESS_FILE_SETS,
-# newest first), so submissions made by older commits still match.
-HARNESS_FILES = ("harness.py", "backends.py", "timing.py", "worker.py")
-HARNESS_FILE_SETS = (HARNESS_FILES, ("harness.py", "worker.py"))
+# The code that decides how a case runs and is timed: the shared core, in every setting's digest,
+# and the device path's module (runner/devices/<path>.py, with the path modules it imports), in its
+# own settings' only (issue 50). Before the paths were records the harness was one set of files
+# for every setting (LEGACY_HARNESS_FILE_SETS, newest first: the harness was one file until it was
+# split into harness, backends and timing), so submissions made by older commits still match.
+CORE_FILES = ("harness.py", "backends.py", "timing.py", "worker.py", "devices/__init__.py")
+DEVICES_FOLDER = "devices"
+LEGACY_HARNESS_FILE_SETS = (
+    ("harness.py", "backends.py", "timing.py", "worker.py"),
+    ("harness.py", "worker.py"),
+)
 # The census's judge (not the harness: curated cases do not use it), in every census case's digest.
 ORACLE_FILE = Path(__file__).resolve().parent / "oracle.py"
 # Runner modules that make a census module's inputs (the shared generator) or what its rows say of
@@ -158,6 +165,8 @@ CENSUS_INPUT_FILES = tuple(ORACLE_FILE.parent / name for name in ("generator.py"
 # root before hashing, so the digest is of the code, not of where the package lives: the move of
 # the flat modules into runner/ (issue 17) is not a harness change, and every other byte is.
 RUNNER_PACKAGE = re.compile(rb"\bportability_data\.runner\b")
+# A path module's import of another path module (tpu.py builds on xla.py's torch_xla backend).
+PATH_IMPORT = re.compile(rb"\bportability_data\.runner\.devices\.(\w+)\b")
 
 
 def sha256_of_parts(*parts: bytes) -> str:
@@ -174,18 +183,63 @@ def relocatable(source: bytes) -> bytes:
 
 
 def harness_digest_of(harness_files: list[bytes], conftest: bytes) -> str:
-    """The harness digest of the HARNESS_FILES' bytes (in that order) and the cases' conftest."""
+    """The harness digest of the harness files' bytes (in order: the core's, then the path's) and
+    the cases' conftest."""
     return sha256_of_parts(*(relocatable(part) for part in [*harness_files, conftest]))
 
 
-def harness_digest(cases_dir: Path) -> str:
-    """sha256 over the harness and worker code and the cases' conftest (which loads the harness)."""
+def path_files(modules: dict[str, bytes], name: str) -> list[str]:
+    """The module file names of device path `name`'s digest: its own, then each path module it
+    imports (transitively), in name order; `modules` maps devices/ file names to their bytes."""
+    own = f"{name}.py"
+    found, stack = {own}, [own]
+    while stack:
+        for imported in PATH_IMPORT.findall(modules.get(stack.pop(), b"")):
+            file = f"{imported.decode()}.py"
+            if file in modules and file not in found:
+                found.add(file)
+                stack.append(file)
+    return [own, *sorted(found - {own})]
+
+
+def path_harness_digest(core: list[bytes], modules: dict[str, bytes], name: str, conftest: bytes) -> str:
+    """The harness digest of path `name` from the core's bytes (CORE_FILES order) and the devices/
+    modules' bytes by file name (how a commit's digests are computed from git objects too)."""
+    return harness_digest_of([*core, *(modules[file] for file in path_files(modules, name))], conftest)
+
+
+def device_modules(devices_dir: Path) -> dict[str, bytes]:
+    """file name -> bytes of every path module in runner/devices/ (the registry's own file apart)."""
+    return {p.name: p.read_bytes() for p in sorted(devices_dir.glob("*.py")) if p.name != "__init__.py"}
+
+
+def harness_digest(cases_dir: Path, device: str) -> str:
+    """sha256 over the harness's shared core, the device path's module and the cases' conftest
+    (which loads the harness): the digest of every setting on that path."""
+    from portability_data.runner.devices import path_named
+
     here = Path(__file__).resolve().parent
     conftest = cases_dir / "conftest.py"
-    return harness_digest_of(
-        [(here / name).read_bytes() for name in HARNESS_FILES],
+    module = path_named(device).module.removesuffix(".py")
+    return path_harness_digest(
+        [(here / name).read_bytes() for name in CORE_FILES],
+        device_modules(here / DEVICES_FOLDER),
+        module,
         conftest.read_bytes() if conftest.exists() else b"",
     )
+
+
+# Harness digests of the layout before device paths were records (one digest for every setting),
+# carried over the move (issue 50), which changed no behaviour: a run measured with `legacy` counts
+# as measured with its path's digest at `commit` (the move), so it stays current exactly while its
+# path's module and the shared core are as they were then. tests/test_device_paths.py recomputes
+# both sides from git objects: `legacy` from the commit before the move, the paths' from the move.
+CARRIED_HARNESS: tuple[dict[str, Any], ...] = ()
+
+
+def carried_digests(device: str, today: str) -> tuple[str, ...]:
+    """The legacy harness digests that count as today's harness `today` of path `device`."""
+    return tuple(c["legacy"] for c in CARRIED_HARNESS if c["paths"].get(device) == today)
 
 
 def case_digests(paths: Paths, case_ids: Any, framework: str) -> dict[str, str]:
@@ -231,7 +285,7 @@ def code_digests(paths: Paths, spec: RunSpec) -> dict[str, Any]:
     """The runs row's digests: what code ran the cases, and which version of each case ran."""
     digests = selected_case_digests(paths, spec)
     return {
-        "harness_digest": harness_digest(paths.cases_dir),
+        "harness_digest": harness_digest(paths.cases_dir, spec.device),
         "cases_digest": listed_cases_digest(digests),
         "case_digests": json.dumps(digests, sort_keys=True),
     }

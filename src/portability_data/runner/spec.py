@@ -13,6 +13,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from portability_data.runner import devices
 from portability_data.runner.case_rows import load_rows
 from portability_data.runner.census_rows import census_rows
 from portability_data.tables import contracts
@@ -38,16 +39,19 @@ class RunSpec:
     cases: tuple[str, ...] = ()
     source: str = SOURCE
     suite: str = "curated"  # curated: the case files written here; census: the harvested manifests
+    compiler: str | None = None  # compiled mode's compiler, where not the device path's own (None)
 
     def validate(self) -> None:
         if self.framework not in contracts.FRAMEWORKS:
             raise RunError(
                 f"unknown framework {self.framework!r}; use one of {', '.join(contracts.FRAMEWORKS)}"
             )
-        if self.device not in contracts.DEVICES:
-            raise RunError(f"unknown device {self.device!r}; use one of {', '.join(contracts.DEVICES)}")
         if self.mode not in contracts.MODES:
             raise RunError(f"unknown mode {self.mode!r}; use one of {', '.join(contracts.MODES)}")
+        try:
+            devices.check_compiler(self.framework, self.device, self.mode, self.compiler)
+        except devices.UnknownDevicePathError as exc:
+            raise RunError(str(exc)) from None
         if self.repeats < 1:
             raise RunError(f"repeats must be >= 1, got {self.repeats}")
         if self.timeout_s <= 0:
@@ -57,11 +61,22 @@ class RunSpec:
         if self.suite not in SUITES:
             raise RunError(f"unknown suite {self.suite!r}; use one of {', '.join(SUITES)}")
 
+    @property
+    def path(self) -> devices.DevicePath:
+        """The device path the spec runs on (runner/devices/)."""
+        return devices.path_named(self.device)
+
+    def resolved_compiler(self) -> str | None:
+        """The compiler this spec's compiled mode uses (runs.compiler); None in eager mode."""
+        return self.compiler or self.path.compiler(self.framework, self.mode)
+
     def params_hash(self, cases_digest: str = "") -> str:
         """sha256 of the parameters and of the case files run (so a changed case is a new run)."""
         fields = asdict(self)
         if fields["suite"] == "curated":  # runs made before suites existed keep their hash
             del fields["suite"]
+        if fields["compiler"] is None:  # the path's own compiler: runs made before the axis keep theirs
+            del fields["compiler"]
         payload = json.dumps({**fields, "cases_digest": cases_digest}, sort_keys=True)
         return hashlib.sha256(payload.encode()).hexdigest()[:16]
 

@@ -519,7 +519,9 @@ def finish(state: RunState, paths: Paths, status: str = "complete") -> str:
             if row["framework_version"] == "unknown":
                 row["framework_version"] = state.info.framework_version
     confirmations = state.journal.confirmations()
+    compiler, runtime = state.spec.resolved_compiler(), state.spec.path.runtime
     for row in rows:
+        row["compiler"], row["runtime"] = compiler, runtime  # the setting's, as the runs row's
         found = confirmations.get(row["test_id"])
         if found is not None and row["outcome"] in contracts.CONFIRMED_OUTCOMES:
             row["confirmation"] = found["verdict"]
@@ -535,6 +537,8 @@ def finish(state: RunState, paths: Paths, status: str = "complete") -> str:
         "device": state.spec.device,
         "device_model": info.device_model,
         "mode": state.spec.mode,
+        "compiler": compiler,
+        "runtime": runtime,
         "repeats": state.spec.repeats,
         "timeout_s": float(state.spec.timeout_s),
         "host": platform.node() or "unknown",

@@ -2,7 +2,7 @@
 framework's compiler with every non-array argument bound as a constant), warms up, syncs, records
 milliseconds and how each call really ran (results.execution).
 
-Part of the harness digest (runner/provenance.py HARNESS_FILES).
+Part of the shared core of the harness digest (runner/provenance.py CORE_FILES).
 """
 
 from __future__ import annotations

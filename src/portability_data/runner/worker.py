@@ -43,8 +43,8 @@ def main() -> int:
                 "device_model": backend.describe(),
                 "framework_version": version,
                 "timer_floor_ms": floor,
-                "driver": _driver(framework, backend.device),
-                "build": _build_facts(framework),
+                "driver": backend.driver(),
+                "build": _build_facts(framework, backend),
             },
         )
     except Exception as exc:  # the device is absent or the framework broken: say so and stop
@@ -116,7 +116,7 @@ def _framework_version(framework: str) -> str:
     return str(getattr(module, "__version__", "unknown"))
 
 
-def _build_facts(framework: str) -> dict[str, Any]:
+def _build_facts(framework: str, backend: Any) -> dict[str, Any]:
     """What the framework says of its own build: BLAS, oneDNN/MKL, CUDA, XLA (for the runs table:
     two machines that disagree may differ here, not in the framework version)."""
     facts: dict[str, Any] = {}
@@ -130,12 +130,6 @@ def _build_facts(framework: str) -> dict[str, Any]:
             facts["mkl"] = bool(torch.backends.mkl.is_available())
             facts["cpu_capability"] = torch.backends.cpu.get_cpu_capability()
             facts["num_threads"] = torch.get_num_threads()
-            if os.environ.get("PORTABILITY_DEVICE") in ("xla", "tpu"):
-                import torch_xla
-                import torch_xla.runtime as xr
-
-                facts["torch_xla"] = torch_xla.__version__
-                facts["pjrt_device"] = xr.device_type()
         elif framework == "tensorflow":
             import tensorflow as tf
 
@@ -151,6 +145,7 @@ def _build_facts(framework: str) -> dict[str, Any]:
             facts["backend"] = jax.default_backend()
             facts["platform_version"] = jax.devices()[0].client.platform_version
             facts["x64"] = bool(jax.config.jax_enable_x64)
+        facts.update(backend.device_facts())  # the device path's own stack (torch_xla, PJRT)
         import numpy as np
 
         with contextlib.suppress(TypeError):  # NumPy < 1.25 has no mode="dicts"
@@ -158,22 +153,6 @@ def _build_facts(framework: str) -> dict[str, Any]:
     except Exception as exc:  # a build fact missing is not a reason to refuse the run
         facts["error"] = f"{type(exc).__name__}: {exc}"
     return facts
-
-
-def _driver(framework: str, device: str) -> str | None:
-    """The accelerator runtime version, where the framework tells it."""
-    if device == "cpu":
-        return None
-    if framework == "torch" and device in ("xla", "tpu"):
-        import torch_xla
-        import torch_xla.runtime as xr
-
-        return f"torch_xla {torch_xla.__version__} (PJRT {xr.device_type()})"
-    if framework == "torch":
-        import torch
-
-        return f"cuda {torch.version.cuda}" if torch.version.cuda else None
-    return None
 
 
 if __name__ == "__main__":

@@ -57,12 +57,23 @@ ADDED_SINCE: dict[int, dict[str, tuple[str, ...]]] = {
         "crossframework": ("result_dtype", "oracle_dtype", "dtype_mismatches", "dtype_agreement"),
     },
     9: {"runs": ("code_modified",)},
+    10: {"results": ("compiler", "runtime"), "runs": ("compiler", "runtime")},
 }
 
 FRAMEWORKS = ("torch", "tensorflow", "jax")
 # xla: PyTorch on torch_xla's PJRT device other than a TPU (XLA CPU here: the XLA layer without a
-# TPU, issue 27); tpu: a TPU (torch_xla on TPU, jax, TensorFlow).
+# TPU, issue 27); tpu: a TPU (torch_xla on TPU, jax, TensorFlow). The tables' vocabulary of the
+# device paths the runner registers (runner/devices/: one module each; a test keeps both equal).
 DEVICES = ("cpu", "gpu", "tpu", "mps", "xla")
+COMPILER_DOC = (
+    "compiled mode's compiler: inductor, openxla (torch.compile's backends), xla (jax.jit, "
+    "tf.function jit_compile); null in eager mode, and in rows before schema 10, where it is the "
+    "device path's own (runner.devices.compiler_of; `portability devices` lists them)"
+)
+RUNTIME_DOC = (
+    "the runtime that executed the exported program where it is not the framework's own (e.g. "
+    "onnxruntime); null: the framework's own runtime"
+)
 MODES = ("eager", "compiled")
 API_KINDS = ("function", "builtin", "class", "method")
 # host_fallback: the subtest passed, but some op of its function under test ran on the host, not on
@@ -299,6 +310,8 @@ RESULTS = _schema(
             "of those, compilations during the timed call itself: the call recompiled after its warm-up",
         ),
         *DTYPE_FIELDS,  # census rows of NumPy namesakes (runner/promotion.py)
+        _field("compiler", _str, True, COMPILER_DOC),
+        _field("runtime", _str, True, RUNTIME_DOC),
     ],
 )
 
@@ -367,6 +380,8 @@ RUNS = _schema(
             "that ran; case files are named exactly by case_digests (null: before v9, outside git, or "
             "the package that ran is not this checkout's)",
         ),
+        _field("compiler", _str, True, COMPILER_DOC),
+        _field("runtime", _str, True, RUNTIME_DOC),
     ],
 )
 

@@ -139,6 +139,8 @@ class ResultsTable(_Table):
     result_dtype: Str = pa.Field(nullable=True)
     oracle_dtype: Str = pa.Field(nullable=True)
     dtype_mismatches: Int = pa.Field(ge=0, nullable=True)
+    compiler: Str = pa.Field(str_matches=IDENTIFIER, nullable=True)
+    runtime: Str = pa.Field(str_matches=IDENTIFIER, nullable=True)
 
     @pa.dataframe_check(error="a host_fallback subtest names the ops that ran on the host or its host output")
     def host_fallback_says_what(cls, frame: pd.DataFrame) -> pd.Series:
@@ -195,6 +197,8 @@ class RunsTable(_Table):
     host_other_cpu_max: Float = pa.Field(ge=0, nullable=True)
     jobs: Int = pa.Field(ge=1, nullable=True)
     code_modified: Bool = pa.Field(nullable=True)
+    compiler: Str = pa.Field(str_matches=IDENTIFIER, nullable=True)
+    runtime: Str = pa.Field(str_matches=IDENTIFIER, nullable=True)
 
 
 class OutcomesTable(_Table):

@@ -14,15 +14,19 @@ from portability_data.dataset.submission.files import SubmissionError
 from portability_data.runner.census_rows import CENSUS_FOLDER
 from portability_data.runner.provenance import (
     CENSUS_INPUT_FILES,
-    HARNESS_FILE_SETS,
+    CORE_FILES,
+    DEVICES_FOLDER,
+    LEGACY_HARNESS_FILE_SETS,
     census_inputs_of,
     harness_digest_of,
+    path_harness_digest,
     sha256_of_parts,
 )
 from portability_data.tables.contracts import FRAMEWORKS
 
-# Where the HARNESS_FILES live in the repository: runner/ since the layered layout, the package
-# root before it (a submission may match a commit of either).
+# Where the harness files live in the repository: runner/ since the layered layout, the package
+# root before it (a submission may match a commit of either). Since the device paths (issue 50) a
+# commit has one harness digest per path (CORE_FILES and runner/devices/<path>.py); before, one.
 HARNESS_DIRS = ("src/portability_data/runner", "src/portability_data")
 CASES_DIR = "cases"
 ORACLE_NAME = "oracle.py"  # the census's judge, in every census case's digest (runner.provenance)
@@ -72,7 +76,7 @@ class CommitDigests:
         self._objects: dict[str, bytes] = {}
         # (cases/ tree id, runner/oracle.py id, input file ids) -> the case digests of that tree
         self._case_sets: dict[tuple[str, str | None, tuple[str | None, ...]], list[tuple[str, str]]] = {}
-        self._harness_of: dict[tuple[str, ...], str] = {}
+        self._harness_of: dict[tuple[str, ...], list[str]] = {}
         self._case_of: dict[tuple[str, str | None], tuple[str, str] | None] = {}
         self._census_of: dict[tuple[str, str, str | None, tuple[str | None, ...]], list[tuple[str, str]]] = {}
         self._oracle_id: str | None = None  # the scanned commit's runner/oracle.py
@@ -138,25 +142,58 @@ class CommitDigests:
                 self._case_sets[tree] = self._case_digests(case_entries)
             for key in self._case_sets[tree]:
                 self.cases.setdefault(key, commit)
+        conftest = case_entries.get("conftest.py", ("", ""))[1]
+        for digest in self._harness_digests(commit, conftest):
+            self.harness.setdefault(digest, commit)
+
+    def _harness_digests(self, commit: str, conftest: str) -> list[str]:
+        """The commit's harness digests: one per device path (core + path module) where it has
+        runner/devices/, else the one of its legacy file set; none where it has no harness."""
+        package = self._read(f"{commit}:{HARNESS_DIRS[0]}")
+        entries = parse_tree(package[1]) if package is not None else {}
+        devices = entries.get(DEVICES_FOLDER)
+        if devices is not None and devices[0] == "40000":
+            modules = {
+                name: object_id
+                for name, (mode, object_id) in parse_tree(self._object(devices[1])).items()
+                if name.endswith(".py") and mode.startswith("100")
+            }
+            entries = {**entries, **{f"{DEVICES_FOLDER}/{n}": ("100644", i) for n, i in modules.items()}}
+            if not all(name in entries for name in CORE_FILES):
+                return []
+            core = tuple(entries[name][1] for name in CORE_FILES)
+            paths = tuple(sorted((n, i) for n, i in modules.items() if n != "__init__.py"))
+            key = ("paths", *core, *(f"{n}={i}" for n, i in paths), conftest)
+            if key not in self._harness_of:
+                content = {name: self._object(object_id) for name, object_id in paths}
+                core_bytes = [self._object(object_id) for object_id in core]
+                cases_conftest = self._conftest(conftest)
+                self._harness_of[key] = [
+                    path_harness_digest(core_bytes, content, name.removesuffix(".py"), cases_conftest)
+                    for name, _ in paths
+                ]
+            return self._harness_of[key]
         ids = self._harness_ids(commit)
         if ids is None:
-            return
-        conftest = case_entries.get("conftest.py", ("", ""))[1]
+            return []
         key = (*ids, conftest)
         if key not in self._harness_of:
             files = [self._object(object_id) for object_id in ids]
-            # as harness_digest: b"" if the conftest is absent
-            self._harness_of[key] = harness_digest_of(files, self._object(conftest) if conftest else b"")
-        self.harness.setdefault(self._harness_of[key], commit)
+            self._harness_of[key] = [harness_digest_of(files, self._conftest(conftest))]
+        return self._harness_of[key]
+
+    def _conftest(self, object_id: str) -> bytes:
+        """The cases' conftest as harness_digest hashes it: b"" if the commit has none."""
+        return self._object(object_id) if object_id else b""
 
     def _harness_ids(self, commit: str) -> list[str] | None:
-        """Object ids of the commit's harness files: the first file set (newest first) found whole
-        in one of the HARNESS_DIRS; None where the commit has no harness."""
+        """Object ids of a legacy commit's harness files: the first file set (newest first) found
+        whole in one of the HARNESS_DIRS; None where the commit has no harness."""
         trees = {}
         for folder in HARNESS_DIRS:
             package = self._read(f"{commit}:{folder}")
             trees[folder] = parse_tree(package[1]) if package is not None else {}
-        for names in HARNESS_FILE_SETS:
+        for names in LEGACY_HARNESS_FILE_SETS:
             for folder in HARNESS_DIRS:
                 entries = trees[folder]
                 if all(name in entries for name in names):
