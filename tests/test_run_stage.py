@@ -319,7 +319,8 @@ def test_a_census_run_of_todays_key_is_not_up_to_date_when_an_input_file_changed
     params = {**PARAMS, "repeats": 1}
     paths = Paths.under(root)
     spec = stage.setting_spec("torch", "cpu", "eager", 1, params, suite="census")
-    key = spec.params_hash(stage.cases_digest(root, "torch", "census") + harness_digest(paths.cases_dir, "cpu"))
+    harness = harness_digest(paths.cases_dir, "cpu")
+    key = spec.params_hash(stage.cases_digest(root, "torch", "census") + harness)
     today = case_digests(paths, ["torch.census.numpy.sin"], "torch")
     asked = []
     monkeypatch.setattr(stage, "run", lambda spec, *a, **k: asked.append(spec) or "new-1")

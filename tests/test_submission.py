@@ -80,7 +80,8 @@ def made(tmp_path_factory: pytest.TempPathFactory) -> Made:
     cases.add("jax", "numpy_cos", CASE.format(name="cos", value=1.0), function="jax.numpy.cos")
     cases.add("jax", "numpy_sin", CASE.format(name="sin", value=0.0), function="jax.numpy.sin")
     runner = REPO_ROOT / "src" / "portability_data" / "runner"
-    for name in [*CORE_FILES, *(f"{DEVICES_FOLDER}/{p.name}" for p in (runner / DEVICES_FOLDER).glob("*.py"))]:
+    path_modules = [f"{DEVICES_FOLDER}/{p.name}" for p in (runner / DEVICES_FOLDER).glob("*.py")]
+    for name in [*CORE_FILES, *path_modules]:
         target = root / "src" / "portability_data" / "runner" / name
         target.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(runner / name, target)
@@ -201,7 +202,8 @@ def test_the_run_packages_into_a_submission_that_passes_the_check(made: Made) ->
     )
     # the package that ran is this checkout's, not the made repository's: its commit says nothing of it
     assert described["code_modified"] is None and runs_row["code_modified"] is None
-    assert described["harness_digest"] == harness_digest(made.root / "cases", "cpu") == runs_row["harness_digest"]
+    made_harness = harness_digest(made.root / "cases", "cpu")
+    assert described["harness_digest"] == made_harness == runs_row["harness_digest"]
     assert set(described["case_digests"]) == {"jax.numpy.cos", "jax.numpy.sin"}
     assert system["hosts"][0]["cpu_model"] == runs_row["cpu_model"] and system["hosts"][0]["cpu_count"] >= 1
     device = {"device": "cpu", "device_model": runs_row["device_model"], "accelerator": None, "driver": None}
@@ -353,8 +355,9 @@ def test_digests_are_those_of_each_commit_read_from_git_objects(made: Made, tmp_
     digests = CommitDigests(root)
     original = json.loads(pq.read_table(made.file("runs")).column("case_digests")[0].as_py())
     assert digests.unknown({edited}, set()) == (set(), set())
-    assert digests.unknown({harness_digest(made.root / "cases", "cpu")}, set(original.items())) == (set(), set())
-    assert digests.harness[edited] != first and digests.harness[harness_digest(made.root / "cases", "cpu")] == first
+    made_harness = harness_digest(made.root / "cases", "cpu")
+    assert digests.unknown({made_harness}, set(original.items())) == (set(), set())
+    assert digests.harness[edited] != first and digests.harness[made_harness] == first
     assert digests.unknown({"0" * 64}, {("jax.numpy.cos", "0" * 64)}) == (
         {"0" * 64},
         {("jax.numpy.cos", "0" * 64)},
