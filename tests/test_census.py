@@ -341,16 +341,19 @@ def declared_row(entry: str, dtype: str, kind: str) -> dict:
 
 
 def test_a_curated_run_keeps_the_params_hash_it_had_before_suites_existed() -> None:
-    """Runs committed before the census record a params hash without a suite field: the run stage
-    must still find them (else it would re-measure everything)."""
+    """Runs committed before the census record a params hash without a suite field, and runs committed
+    before the compiler axis (schema 10) one without a compiler field: the run stage must still find
+    them (else it would re-measure everything). Naming the path's own compiler is the same setting."""
     spec = RunSpec(framework="jax", device="cpu", mode="compiled", repeats=3, timeout_s=900.0, memory_mb=8192)
     fields = asdict(spec)
-    del fields["suite"]
+    del fields["suite"], fields["compiler"]
     before = hashlib.sha256(json.dumps({**fields, "cases_digest": "x"}, sort_keys=True).encode()).hexdigest()[
         :16
     ]
     assert spec.params_hash("x") == before
     assert RunSpec(**{**asdict(spec), "suite": "census"}).params_hash("x") != before
+    assert RunSpec(**{**asdict(spec), "compiler": "xla"}).params_hash("x") == before
+    assert RunSpec(**{**asdict(spec), "compiler": "other"}).params_hash("x") != before
 
 
 def test_the_compiled_census_compiles_each_sample_against_eager(tmp_path: Path) -> None:

@@ -75,7 +75,8 @@ class RunSpec:
         fields = asdict(self)
         if fields["suite"] == "curated":  # runs made before suites existed keep their hash
             del fields["suite"]
-        if fields["compiler"] is None:  # the path's own compiler: runs made before the axis keep theirs
+        # the path's own compiler, named or not: runs made before the axis keep theirs
+        if fields["compiler"] in (None, self.path.compiler(self.framework, self.mode)):
             del fields["compiler"]
         payload = json.dumps({**fields, "cases_digest": cases_digest}, sort_keys=True)
         return hashlib.sha256(payload.encode()).hexdigest()[:16]
