@@ -252,7 +252,14 @@ COMMANDS: tuple[Command, ...] = (
         "framework declares) from the census runs' shards.",
         path_arg("--results", "data/results", "results shards (census rows are picked out)"),
         path_arg("--runs", "data/runs", "runs rows"),
-        path_arg("--declared", "data/declared/declared.parquet", "declared table"),
+        arg(
+            "--declared",
+            type=Path,
+            nargs="+",
+            default=[Path("data/declared/declared.parquet"), Path("data/declared/torch_xla-v2.9.0.parquet")],
+            help="declared tables: the wheels' own, and other sources' such as torch_xla's test lists "
+            "(default: %(default)s)",
+        ),
         path_arg("--cases", "cases", "case folders (census manifests: entries that share declarations)"),
         path_arg("--out", "data/census/support_matrix.parquet", "table to write (default: %(default)s)"),
     ),
@@ -361,6 +368,20 @@ COMMANDS: tuple[Command, ...] = (
         path_arg(
             "--out", "data/published/published.parquet", "published table to write (default: %(default)s)"
         ),
+    ),
+    command("torch-xla", None, "Import torch_xla's own expectations as declarations for device xla."),
+    command(
+        "torch-xla import",
+        commands.cmd_torch_xla_import,
+        "Import the lists of torch_xla's OpInfo test (allowed, allowed with fallback, commented out) as "
+        "declared rows for device type xla (data/declared/torch_xla-<tag>.parquet; never rewritten).",
+        arg("path", help="test_ops_lists.json, or a folder holding it (shared/reference/torch_xla)"),
+        path_arg(
+            "--declared",
+            "data/declared/declared.parquet",
+            "the wheel's declared table (default: %(default)s)",
+        ),
+        path_arg("--out-dir", "data/declared", "folder of the table (default: %(default)s)"),
     ),
     command(
         "aggregate",

@@ -340,6 +340,16 @@ def cmd_reference_import(args: argparse.Namespace) -> None:
     print(f"{len(written)} shard(s) written")
 
 
+def cmd_torch_xla_import(args: argparse.Namespace) -> None:
+    from portability_data.pipeline.declared_torch_xla import TorchXlaImportError, import_torch_xla
+
+    try:
+        out, written = import_torch_xla(Path(args.path), args.declared, args.out_dir)
+    except TorchXlaImportError as exc:
+        raise SystemExit(f"error: {exc}") from None
+    print(f"torch_xla's declarations -> {out}" if written else f"{out}: already imported, nothing written")
+
+
 def cmd_published_import(args: argparse.Namespace) -> None:
     from portability_data.pipeline.published import PublishedImportError, import_published
 

@@ -16,6 +16,7 @@ fails" are rows, not anecdotes.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -206,16 +207,22 @@ def summary_lines(matrix: pd.DataFrame) -> list[str]:
 
 
 def run_support_matrix(
-    results_dir: Path, runs_dir: Path, declared_path: Path | None, out: Path, cases_dir: Path = Path("cases")
+    results_dir: Path,
+    runs_dir: Path,
+    declared_paths: Sequence[Path] | Path | None,
+    out: Path,
+    cases_dir: Path = Path("cases"),
 ) -> list[str]:
-    """The `support_matrix` stage: read the shards, runs, declared table and the census manifests'
-    shared declarations; write the matrix."""
+    """The `support_matrix` stage: read the shards, runs, declared tables (the wheels' own and
+    other sources', e.g. torch_xla's test lists; a missing one is left out) and the census
+    manifests' shared declarations; write the matrix."""
     from portability_data.tables.tableio import read_shards, read_table, write_table
 
     results = read_shards("results", [Path(results_dir)]).frame
     runs = read_table("runs", Path(runs_dir))
-    has_declared = declared_path is not None and Path(declared_path).exists()
-    declared = read_table("declared", Path(declared_path)) if has_declared else None
+    paths = [declared_paths] if isinstance(declared_paths, (str, Path)) else list(declared_paths or [])
+    tables = [read_table("declared", Path(path)) for path in paths if Path(path).exists()]
+    declared = pd.concat(tables, ignore_index=True) if tables else None
     matrix = support_matrix(results, runs, declared, declaring_entries(cases_dir))
     write_table("support_matrix", matrix, out)
     return [*summary_lines(matrix), f"-> {out}"]

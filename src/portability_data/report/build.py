@@ -21,6 +21,7 @@ import pandas as pd
 from portability_data.pipeline.aggregate import PAIR_KEYS, quiet_load_max, ratio_shares, summary_tables
 from portability_data.report.census import census_section
 from portability_data.report.declared_support import declared_section
+from portability_data.report.declared_xla import torch_xla_section
 from portability_data.report.figures import (
     fig_failure_by_bucket,
     fig_failure_categories,
@@ -441,6 +442,10 @@ def run_report(
         sections.append(declared[0])
         images.update(declared[1])
         metrics["declared"] = declared[2]
+    xla_declared = torch_xla_section(data_dir)
+    if xla_declared is not None:
+        sections.append(xla_declared[0])
+        metrics["torch_xla_declared"] = xla_declared[1]
     census = census_section(data_dir)
     if census is not None:
         sections.append(census[0])

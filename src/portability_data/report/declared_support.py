@@ -21,6 +21,7 @@ from typing import Any
 import pandas as pd
 
 from portability_data.pipeline.frames import plain_frame
+from portability_data.report.declared_xla import torch_xla_declarations
 from portability_data.report.figures import png_bytes, pyplot
 from portability_data.report.render import Section
 from portability_data.tables.tableio import read_table
@@ -153,7 +154,10 @@ def declared_section(data_dir: Path) -> tuple[Section, dict[str, bytes], dict[st
     if not folder.exists():
         return None
     declared = plain_frame(read_table("declared", folder))
-    declared = declared[declared["framework"] == "torch"]
+    # the wheel's own databases only: other sources' declarations (torch_xla's lists) have their section
+    declared = declared[
+        (declared["framework"] == "torch") & ~declared.index.isin(torch_xla_declarations(declared).index)
+    ]
     if declared.empty:
         return None
     version = ", ".join(sorted(set(declared["framework_version"])))

@@ -171,8 +171,9 @@ DECLARED_KINDS = (
 DECLARED_ASPECTS = ("forward", "backward", "error_inputs")
 # Why an entry maps to no public function: private_name (a leading underscore or dunder: not
 # public API) or not_in_api (no candidate name is in the api table: a property, a lambda-only
-# entry, an internal op namespace).
-UNMAPPED_REASONS = ("private_name", "not_in_api")
+# entry, an internal op namespace) or not_in_op_db (another database's list names an OpInfo entry
+# the pinned torch no longer has: torch_xla's test lists).
+UNMAPPED_REASONS = ("private_name", "not_in_api", "not_in_op_db")
 
 DECLARED = _schema(
     "declared",
@@ -186,7 +187,13 @@ DECLARED = _schema(
             "public qualified name the entry tests, checked against the api table "
             "(null: none, see unmapped_reason)",
         ),
-        _field("unmapped_reason", _str, True, "why function is null: private_name or not_in_api"),
+        _field(
+            "unmapped_reason",
+            _str,
+            True,
+            "why function is null: private_name, not_in_api, or not_in_op_db (torch_xla's lists name "
+            "an entry the pinned torch's op_db no longer has)",
+        ),
         _field("origin", _str, False, "which database: opinfo, module, optimizer or mps_list"),
         _field(
             "entry",
