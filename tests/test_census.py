@@ -559,12 +559,27 @@ def test_census_rows_stay_out_of_the_studys_outcome_tables() -> None:
     assert list(outcomes["outcome"]) == ["success"] and list(outcomes["n_subtests"]) == [1]
 
 
+def test_works_is_claimed_only_where_an_oracle_judged_the_samples() -> None:
+    """A pair whose samples all ran is `works` only when an oracle compared them (NumPy, upstream's
+    reference, eager for compiled mode, ...); with none (or none recorded) it is `ran`, a status of its
+    own that no count of works includes (issue 48)."""
+    from portability_data.pipeline.support_matrix import status_of
+
+    for oracle in ("numpy", "reference", "eager", "scipy", "numpy_32bit"):
+        assert status_of({"outcome": "passed", "oracle": oracle}) == "works", oracle
+    for oracle in ("none", None, ""):
+        assert status_of({"outcome": "passed", "oracle": oracle}) == "ran", oracle
+    order_dependent = {"outcome": "failed", "confirmation": "order_dependent", "error_type": "RuntimeError"}
+    assert status_of({**order_dependent, "oracle": "none"}) == "ran"
+    assert status_of({**order_dependent, "oracle": "numpy"}) == "works"
+
+
 def test_values_off_the_oracle_are_deviations_not_failures() -> None:
     """A pair whose samples ran but left the tolerance is `deviates` (with its errors), never a
     `declared_supported_fails` finding; a pair whose samples raised is partial or fails."""
     from portability_data.pipeline.support_matrix import status_of
 
-    base = {"outcome": "failed", "confirmation": "confirmed", "samples": 4}
+    base = {"outcome": "failed", "confirmation": "confirmed", "samples": 4, "oracle": "numpy"}
     assert status_of({**base, "error_type": "ValuesOffOracle", "samples_failed": 2}) == "deviates"
     assert status_of({**base, "error_type": "RuntimeError", "samples_failed": 2}) == "partial"
     assert status_of({**base, "error_type": "RuntimeError", "samples_failed": 4}) == "fails"
@@ -636,6 +651,8 @@ def test_moving_off_the_cpu_counts_each_pair_by_what_the_device_did_to_it() -> N
         ("abs", "bool", "fails", "works"),
         ("abs", "complex32", "fails", "fails"),
         ("native_group_norm", "float32", "works", "not_in_wheel"),
+        ("sub", "float32", "ran", "works"),  # ran (nothing judged it) still runs: kept by the move
+        ("abs", "float16", "fails", "ran"),
     ]
     rows = []
     for entry, dtype, on_cpu, on_xla in pairs:
@@ -644,7 +661,7 @@ def test_moving_off_the_cpu_counts_each_pair_by_what_the_device_did_to_it() -> N
             ("xla", on_xla, "2.9.0+cu128", "torch-xla-eager-census-20261128T000000Z-bbbbbb"),
         ):
             row = matrix_row(f"torch.{entry}", dtype, status, "supported")
-            failing = status not in ("works", "host_fallback", "not_in_wheel")
+            failing = status not in ("works", "ran", "host_fallback", "not_in_wheel")
             row |= {"device": device, "framework_version": version, "run_id": run_id,
                     "device_model": "XLA CPU (PJRT)" if device == "xla" else "AMD EPYC",
                     "error_message": "Value out of range (expected to be in range of [0, -1])\nmore"
@@ -659,7 +676,7 @@ def test_moving_off_the_cpu_counts_each_pair_by_what_the_device_did_to_it() -> N
     versions = (moved["device"], moved["cpu_version"], moved["device_version"])
     assert versions == ("xla", "2.13.0+cpu", "2.9.0+cu128")  # the newest CPU run's pair, not the older
     moves = ("pairs_both", "works_both", "lost", "falls_back", "gained", "fails_both")
-    assert [moved[move] for move in moves] == [7, 1, 2, 1, 1, 1]
+    assert [moved[move] for move in moves] == [9, 2, 2, 1, 2, 1]
     assert moved["not_compared"] == 1 and (moved["functions_lost"], moved["functions_falling_back"]) == (1, 1)
     [cumsum] = lost.to_dict("records")
     assert (cumsum["function"], cumsum["pairs_lost"]) == ("torch.cumsum", 2)

@@ -32,7 +32,17 @@ SETTING = ["framework", "device", "mode"]
 FAILING_STATUS = ("fails", "partial")
 # host_fallback: ran with ops on the host; not_in_wheel, harness: not measured (the wheel lacks the
 # entry; our test code failed); the rest are the worker's faults
-KINDS = ("works", "partial", "fails", "deviates", "unconfirmed", "host_fallback", "not_in_wheel", "harness")
+KINDS = (
+    "works",
+    "ran",
+    "partial",
+    "fails",
+    "deviates",
+    "unconfirmed",
+    "host_fallback",
+    "not_in_wheel",
+    "harness",
+)
 API_KINDS = ("function", "method", "class")
 TOP_FINDINGS = 8  # per framework
 SAMPLE_2026 = "portability2026"
@@ -359,18 +369,21 @@ def census_section(data_dir: Path) -> tuple[Section, dict[str, Any]] | None:
         "supported by the framework (PyTorch's dtype lists, for a torch namesake those of the OpInfo entry "
         "declaring it; JAX's harness limitations), and for a jax.numpy or tf.experimental.numpy NumPy "
         "namesake every pair (it claims NumPy's behaviour on inputs NumPy accepts); pairs a framework "
-        "declares unsupported are findings, not failures. `deviates`: it ran but a sample's values left "
-        "the tolerance policy; kept apart from failures (the largest deviations are listed). Population "
+        "declares unsupported are findings, not failures. `works`: every sample ran and matched its oracle "
+        "(the row's `oracle` says which); `ran`: every sample ran and nothing could judge them (no "
+        "reference for the entry, oracle `none`), never counted as works. `deviates`: it ran but a "
+        "sample's values left the tolerance policy; kept apart from failures (the largest deviations are "
+        "listed). Population "
         "vs sample: per usage decile of the leading corpus, the census's failing share over every "
         "measured function beside our curated cases' share over the study's sample (5 per decile) in the "
         "same setting: how far the study's estimate is from the population it stands for. Cross-framework: "
         "one NumPy name on the same inputs in two frameworks or more (the `crossframework` table), each "
         "held to NumPy; where their statuses differ, the framework that stands apart. Moving off the "
         "CPU: a pair measured on the CPU and on another device of the same framework and mode is "
-        "`lost` when it works on the CPU and fails, deviates or faults there, `falls_back` when it ran "
-        "there with an op on the host, `gained` the other way; pairs unconfirmed, not in a wheel or "
-        "failed by our own test code (`harness`, by the current failure rules) on either side are not "
-        "compared. The device's framework version may differ from the CPU's "
+        "`lost` when it works (or ran) on the CPU and fails, deviates or faults there, `falls_back` "
+        "when it ran there with an op on the host, `gained` the other way; pairs unconfirmed, not in a "
+        "wheel or failed by our own test code (`harness`, by the current failure rules) on either side "
+        "are not compared. The device's framework version may differ from the CPU's "
         "(torch_xla pins torch 2.9): both are named. Result dtypes: a NumPy namesake's rows record the "
         "dtypes it returned beside NumPy's on the same inputs (since schema 8; earlier rows say nothing), "
         "so dtype promotion is counted where no value is off: off NumPy's per framework, and across "

@@ -9,6 +9,7 @@ from __future__ import annotations
 import pandas as pd
 
 from portability_data.pipeline.crossframework import NOT_MEASURED, first_line
+from portability_data.pipeline.support_matrix import RUNNING
 
 TOP_LOST = 25  # functions lost moving off the CPU, most pairs first
 
@@ -20,16 +21,17 @@ MOVES = ("works_both", "lost", "falls_back", "gained", "fails_both")
 
 
 def move_of(on_cpu: str, on_device: str) -> str:
-    """works_both; lost (works on the CPU, fails, deviates or faults on the device); falls_back (ran
-    on the device with an op on the host); gained (fails on the CPU, works on the device);
-    fails_both; not_compared (unconfirmed, not in the wheel or the harness's failure on either side)."""
+    """works_both (works, or ran with nothing to judge it, on both: the move kept it running); lost
+    (works or ran on the CPU, fails, deviates or faults on the device); falls_back (ran on the device
+    with an op on the host); gained (fails on the CPU, works or ran on the device); fails_both;
+    not_compared (unconfirmed, not in the wheel or the harness's failure on either side)."""
     if on_cpu in NOT_COMPARED or on_device in NOT_COMPARED:
         return "not_compared"
     if on_device == "host_fallback":
         return "falls_back"
-    if on_cpu == "works":
-        return "works_both" if on_device == "works" else "lost"
-    return "gained" if on_device == "works" else "fails_both"
+    if on_cpu in RUNNING:
+        return "works_both" if on_device in RUNNING else "lost"
+    return "gained" if on_device in RUNNING else "fails_both"
 
 
 def device_moves(matrix: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:

@@ -12,12 +12,14 @@ from portability_data.tables.arrow_fields import described_field as _field
 from portability_data.tables.arrow_fields import table_schema as _schema
 
 # The census's support matrix: one row per function entry x dtype x setting of a census run.
-# works; partial / fails: some / all samples raised; deviates: ran, values off the oracle beyond the
+# works (every sample ran and matched its oracle); ran (every sample ran, none compared: no oracle);
+# partial / fails: some / all samples raised; deviates: ran, values off the oracle beyond the
 # tolerance policy (first failing sample); unconfirmed: failed, deviated, crashed or fell back, never
 # confirmed alone (its run was closed partial before the confirmations ended): not counted either way;
 # the faults.
 SUPPORT_STATUSES = (
-    "works",
+    "works",  # every sample ran and matched its oracle (the row's `oracle` says which)
+    "ran",  # every sample ran, and nothing could judge them (oracle none): never counted as works
     "partial",
     "fails",
     "deviates",
@@ -112,7 +114,9 @@ CROSSFRAMEWORK = _schema(
             "tnp (tf.experimental.numpy)",
         ),
         _field("run_id", _str, False, "the census run the row comes from"),
-        _field("status", _str, False, "the support matrix's status: works, partial, fails, deviates, ..."),
+        _field(
+            "status", _str, False, "the support matrix's status: works, ran, partial, fails, deviates, ..."
+        ),
         _field("samples", _i64, True, "samples run"),
         _field("samples_failed", _i64, True, "samples that raised or left the tolerance"),
         _field("oracle", _str, True, "numpy, or numpy_32bit (JAX without x64: NumPy given what JAX ran)"),
