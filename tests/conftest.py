@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import os
 import shutil
+import subprocess
+import sys
 import textwrap
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -24,6 +26,43 @@ REFERENCE_DIR = REPO_ROOT.parent / "shared" / "reference" / "mince2023"
 @pytest.fixture
 def repo_root() -> Path:
     return REPO_ROOT
+
+
+def command(args: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
+    """Run a command with the venv's scripts first on the PATH, DVC's analytics off and a git
+    identity; its exit status and output, whatever they are."""
+    env = {
+        **os.environ,
+        "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}",
+        "DVC_NO_ANALYTICS": "1",
+        "GIT_AUTHOR_NAME": "t",
+        "GIT_AUTHOR_EMAIL": "t@t",
+        "GIT_COMMITTER_NAME": "t",
+        "GIT_COMMITTER_EMAIL": "t@t",
+    }
+    return subprocess.run(args, cwd=cwd, env=env, capture_output=True, text=True, check=False, timeout=900)
+
+
+def sh(args: list[str], cwd: Path) -> str:
+    """Run a command (as `command` does) that must succeed; its stdout and stderr together."""
+    out = command(args, cwd)
+    assert out.returncode == 0, f"{' '.join(args)} failed:\n{out.stdout[-3000:]}\n{out.stderr[-3000:]}"
+    return out.stdout + out.stderr
+
+
+def copy_repository(target: Path) -> Path:
+    """The repository's committed files (working-tree versions) in a fresh git repository at
+    `target`, committed: a clone to run the real pipeline in."""
+    tracked = subprocess.run(["git", "ls-files", "-z"], cwd=REPO_ROOT, capture_output=True, check=True).stdout
+    for name in filter(None, tracked.decode().split("\0")):
+        source = REPO_ROOT / name
+        if source.is_file():
+            (target / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, target / name)
+    sh(["git", "init", "-q"], target)
+    sh(["git", "add", "-A"], target)
+    sh(["git", "commit", "-qm", "copy"], target)
+    return target
 
 
 class CaseRepo:

@@ -116,6 +116,19 @@ def test_not_yaml_and_not_a_mapping_and_huge(tmp_path: Path) -> None:
     assert "cases/torch/d.yaml: not valid YAML" in text
 
 
+def test_a_yaml_error_names_the_file_line_and_column(tmp_path: Path) -> None:
+    """PyYAML's own text names the file "<unicode string>": the problem names the row file and the
+    line and column of the mistake instead."""
+    folder = tmp_path / "cases" / "torch"
+    folder.mkdir(parents=True)
+    (folder / "bad.yaml").write_text("schema_version: 1\ncase_id: torch.add\nnotes: a: b\n")
+    with pytest.raises(CaseRowError) as caught:
+        load_rows(tmp_path / "cases", tmp_path)
+    text = str(caught.value)
+    assert "cases/torch/bad.yaml: not valid YAML (mapping values are not allowed" in text
+    assert "at line 3, column 9); fix: " in text and "<unicode string>" not in text
+
+
 def test_duplicate_ids_and_all_problems_at_once(tmp_path: Path) -> None:
     write_row(tmp_path, GOOD, name="add")
     write_row(tmp_path, GOOD, name="add_again")

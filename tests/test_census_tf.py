@@ -297,6 +297,21 @@ def test_declared_support_is_read_from_the_kernel_registry(tmp_path: Path) -> No
     assert sin["function"] == "tensorflow.math.sin" and sin["source"].endswith("traced on edge float32")
 
 
+def test_the_declared_stage_names_a_malformed_manifest(tmp_path: Path) -> None:
+    """The declared stage reads TensorFlow's census manifests (cases/tensorflow/census/) as the
+    runner does: a malformed one is named with the fix (the CLI prints it, exit 2), not a
+    traceback of the YAML parser."""
+    from portability_data.pipeline.census_harvest_tf import tf_declared_rows
+    from portability_data.runner.census_rows import CensusManifestError
+
+    wanted = {"tnp": {"add": ["float32"]}, "mapped": {"math.sin": ["float32"]}}
+    folder = census_checkout(tmp_path, "tensorflow", wanted) / "cases" / "tensorflow" / "census"
+    (folder / "tnp.yaml").write_text("manifest_version: 1\nentries: [unclosed\n")
+    named = r"(?s)tnp\.yaml: cannot read the census manifest .*census-harvest"
+    with pytest.raises(CensusManifestError, match=named):
+        tf_declared_rows(read_table("api", API), folder)
+
+
 def test_tf_compiled_mode_is_held_to_what_xla_cpu_registers() -> None:
     """tf.function(jit_compile=True) runs XLA's CPU kernels: its pairs are set beside the XLA_CPU_JIT
     registrations, eager ones beside the CPU kernels; other frameworks keep their device names."""

@@ -4,49 +4,21 @@ benchmark."""
 
 from __future__ import annotations
 
-import os
-import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pandas as pd
 import pytest
 
-from tests.conftest import REPO_ROOT, example_rows
+from tests.conftest import REPO_ROOT, copy_repository, example_rows
+from tests.conftest import sh as _sh
 
 pytestmark = pytest.mark.skipif(not (REPO_ROOT / "dvc.lock").exists(), reason="dvc.lock not committed yet")
-
-
-def _sh(args: list[str], cwd: Path) -> str:
-    env = {
-        **os.environ,
-        "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}",
-        "DVC_NO_ANALYTICS": "1",
-        "GIT_AUTHOR_NAME": "t",
-        "GIT_AUTHOR_EMAIL": "t@t",
-        "GIT_COMMITTER_NAME": "t",
-        "GIT_COMMITTER_EMAIL": "t@t",
-    }
-    out = subprocess.run(args, cwd=cwd, env=env, capture_output=True, text=True, check=False, timeout=900)
-    assert out.returncode == 0, f"{' '.join(args)} failed:\n{out.stdout[-3000:]}\n{out.stderr[-3000:]}"
-    return out.stdout + out.stderr
 
 
 @pytest.fixture(scope="module")
 def repo_copy(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The repository's committed files (working-tree versions) in a fresh git repository."""
-    target = tmp_path_factory.mktemp("clone") / "repo"
-    tracked = subprocess.run(["git", "ls-files", "-z"], cwd=REPO_ROOT, capture_output=True, check=True).stdout
-    for name in filter(None, tracked.decode().split("\0")):
-        source = REPO_ROOT / name
-        if source.is_file():
-            (target / name).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(source, target / name)
-    _sh(["git", "init", "-q"], target)
-    _sh(["git", "add", "-A"], target)
-    _sh(["git", "commit", "-qm", "copy"], target)
-    return target
+    return copy_repository(tmp_path_factory.mktemp("clone") / "repo")
 
 
 def test_analytics_off(repo_copy: Path) -> None:

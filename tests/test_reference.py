@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -582,18 +583,121 @@ def test_jax_report_covers_the_gpu_only_and_harness_failures_are_marked(mini_bui
 
 
 def test_import_writes_valid_identical_files(mini: Path, tmp_path: Path) -> None:
-    first = import_reference(mini, tmp_path / "a" / "results" / "mince2023")
+    first = import_reference(mini, tmp_path / "a" / "results" / "mince2023").written
     second = import_reference(
         mini, tmp_path / "b" / "results" / "mince2023", runs_out=tmp_path / "b" / "runs"
-    )
-    assert [p.name for p in first] == [p.name for p in second] == sorted(p.name for p in first)
+    ).written
+    assert [p.name for p in first] == [p.name for p in second]
     for one, two in zip(first, second):
         assert hashlib.sha256(one.read_bytes()).digest() == hashlib.sha256(two.read_bytes()).digest()
     results = read_table("results", tmp_path / "a" / "results")
     runs = read_table("runs", tmp_path / "a" / "runs" / "mince2023")  # default: data/runs/<source>
-    assert len(runs) == len(first) == 7
+    assert len(runs) == len(first) // 2 == 7
     assert runs.set_index("run_id")["n_results"].to_dict() == results.groupby("run_id").size().to_dict()
     assert len(read_table("runs", tmp_path / "b" / "runs")) == 7
+
+
+# --------------------------------------------------------------------------- written once
+
+
+def _files(folder: Path) -> dict[str, tuple[bytes, int]]:
+    """Every file under the folder: its bytes and its modification time (a rewrite changes it)."""
+    return {
+        p.relative_to(folder).as_posix(): (p.read_bytes(), p.stat().st_mtime_ns)
+        for p in sorted(folder.rglob("*"))
+        if p.is_file()
+    }
+
+
+def test_an_import_run_again_writes_nothing_and_says_already_imported(mini: Path, tmp_path: Path) -> None:
+    out = tmp_path / "data" / "results" / "mince2023"
+    first = import_reference(mini, out)
+    assert len(first.written) == 14 and first.unchanged == []
+    before = _files(tmp_path / "data")
+    again = import_reference(mini, out)
+    assert again.written == [] and len(again.unchanged) == 14
+    assert again.summary("files").startswith("already imported, nothing written: the 14 files")
+    assert _files(tmp_path / "data") == before
+
+
+def test_a_shard_written_under_an_older_schema_counts_as_imported(mini: Path, tmp_path: Path) -> None:
+    """The committed shards predate columns added since (null for the study): same rows, so the
+    import leaves the file as it is rather than rewriting it to add null columns."""
+    import pyarrow.parquet as pq
+
+    from portability_data.tables.tableio import added_since
+
+    out = tmp_path / "results" / "mince2023"
+    import_reference(mini, out)
+    shard = out / "mince2023-torch-t4_vm-gpu.parquet"
+    table = pq.read_table(shard)
+    older = table.drop_columns([c for c in added_since("results", 1) if c in table.column_names])
+    metadata = {**table.schema.metadata, b"schema_version": b"1"}
+    pq.write_table(older.replace_schema_metadata(metadata), shard)
+    assert len(older.column_names) < len(table.column_names)
+    before = shard.read_bytes()
+    again = import_reference(mini, out)
+    assert again.written == [] and shard in again.unchanged
+    assert shard.read_bytes() == before
+
+
+def test_an_import_that_differs_refuses_naming_the_file_and_writes_nothing(
+    mini: Path, tmp_path: Path
+) -> None:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from portability_data.pipeline.import_once import ImportConflictError
+
+    out = tmp_path / "data" / "results" / "mince2023"
+    import_reference(mini, out)
+    shard = out / "mince2023-torch-t4_vm-gpu.parquet"
+    table = pq.read_table(shard)
+    messages = table["error_message"].to_pylist()
+    messages[0] = "edited by hand"
+    column = table.schema.get_field_index("error_message")
+    pq.write_table(table.set_column(column, "error_message", pa.array(messages, pa.string())), shard)
+    (out / "mince2023-jax-t4_vm-gpu.parquet").unlink()  # missing: an import may write it, not here
+    before = _files(tmp_path / "data")
+    with pytest.raises(ImportConflictError) as refused:
+        import_reference(mini, out)
+    text = str(refused.value)
+    assert f"{shard}: error_message in 1 row(s)" in text and "nothing written" in text
+    assert "fix: to see what this import makes, import into a scratch folder" in text
+    assert _files(tmp_path / "data") == before
+
+
+def test_the_cli_names_a_missing_or_wrong_folder_and_a_refusal(
+    mini: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from portability_data.cli import main
+
+    out = ["--out", str(tmp_path / "results" / "mince2023"), "--runs-out", str(tmp_path / "runs")]
+    missing = tmp_path / "no-such-folder"
+    with pytest.raises(SystemExit, match=rf"error: {missing}: does not exist; give the folder of the study"):
+        main(["reference", "import", str(missing), *out])
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(SystemExit, match=r"empty: no study_function_map\.json in it; .*_timings/<machine>/"):
+        main(["reference", "import", str(tmp_path / "empty"), *out])
+    assert not (tmp_path / "results").exists() and not (tmp_path / "runs").exists()
+    main(["reference", "import", str(mini), *out])
+    assert "14 shard(s) and runs row(s) written" in capsys.readouterr().out
+    main(["reference", "import", str(mini), *out])
+    assert "already imported, nothing written" in capsys.readouterr().out
+
+
+def test_an_unreadable_raw_file_is_named(mini: Path, tmp_path: Path) -> None:
+    import shutil
+
+    from portability_data.pipeline.reference import ReferenceImportError
+
+    copy = tmp_path / "study"
+    shutil.copytree(mini, copy)
+    run_file = sorted(p for p in copy.rglob("*.json") if re.fullmatch(r"(cpu|gpu|tpu)_\d+\.json", p.name))[0]
+    run_file.write_text('{"argsort_test.py:test_a": ')
+    with pytest.raises(ReferenceImportError, match=rf"{run_file}: cannot be read as JSON"):
+        import_reference(copy, tmp_path / "results" / "mince2023")
+    assert not (tmp_path / "results").exists()
 
 
 # --------------------------------------------------------------------------- the study's real data
@@ -606,6 +710,29 @@ def real(tmp_path_factory: pytest.TempPathFactory) -> tuple[pd.DataFrame, pd.Dat
     out = tmp_path_factory.mktemp("real")
     import_reference(REFERENCE_DIR, out / "results" / "mince2023")
     return read_table("results", out / "results"), read_table("runs", out / "runs")
+
+
+@needs_reference
+def test_importing_the_study_again_never_rewrites_the_committed_shards(tmp_path: Path) -> None:
+    """Issue 59: run on the study's folder, the import rewrote the 20 committed shards and their
+    runs rows. Into a copy of them now it writes nothing, whether it makes what is committed
+    ("already imported") or refuses (today's failure rules read some of the study's messages
+    otherwise), and every file stays byte for byte as committed."""
+    import shutil
+
+    from portability_data.pipeline.import_once import ImportConflictError
+
+    repo = Path(__file__).resolve().parents[1]
+    for kind in ("results", "runs"):
+        shutil.copytree(repo / "data" / kind / "mince2023", tmp_path / kind / "mince2023")
+    before = _files(tmp_path)
+    assert len(before) == 40
+    try:
+        imported = import_reference(REFERENCE_DIR, tmp_path / "results" / "mince2023")
+        assert imported.written == [] and len(imported.unchanged) == 40
+    except ImportConflictError as refused:
+        assert all(line.startswith(str(tmp_path)) for line in refused.conflicts)
+    assert _files(tmp_path) == before
 
 
 @needs_reference

@@ -250,6 +250,52 @@ def test_import_refuses_broken_or_missing_json_and_the_cli_says_so(
     assert not (tmp_path / "out.parquet").exists()
 
 
+def test_the_import_writes_once_and_refuses_to_rewrite(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Run again, the import says "already imported" and leaves the file as it is; a transcription
+    that makes other rows is refused naming the file and the column, and nothing is written."""
+    from portability_data.cli import main
+
+    source, out = _write(tmp_path, _transcription()), tmp_path / "data" / "published.parquet"
+    main(["published", "import", str(source), "--out", str(out)])
+    assert capsys.readouterr().out.startswith("1 table(s) written")
+    before = (out.read_bytes(), out.stat().st_mtime_ns)
+    main(["published", "import", str(source), "--out", str(out)])
+    assert capsys.readouterr().out.startswith("already imported, nothing written")
+    changed = _transcription()
+    changed["per_function_latency"]["rows"][0]["gpu_ms"] = 0.158
+    _write(tmp_path, changed)
+    with pytest.raises(SystemExit) as refused:
+        main(["published", "import", str(source), "--out", str(out)])
+    assert f"{out}: value_text in 1 row(s), value in 1 row(s)" in str(refused.value)
+    said = str(refused.value)
+    assert "nothing written" in said and "`git rm` it in a reviewed change" in said
+    assert (out.read_bytes(), out.stat().st_mtime_ns) == before
+
+
+def test_a_missing_transcription_is_named_with_what_to_give(tmp_path: Path) -> None:
+    from portability_data.cli import main
+
+    missing = tmp_path / "nowhere"
+    named = rf"error: {missing}: field \(file\): cannot be read .*give published"
+    with pytest.raises(SystemExit, match=named):
+        main(["published", "import", str(missing), "--out", str(tmp_path / "out.parquet")])
+    assert not (tmp_path / "out.parquet").exists()
+
+
+@pytest.mark.skipif(not REFERENCE_DIR.is_dir(), reason="shared/reference/mince2023 is absent")
+def test_importing_the_study_again_leaves_the_committed_table(tmp_path: Path) -> None:
+    """The committed table is what the import makes (rows and citation): already imported."""
+    from portability_data.pipeline.published import import_published
+
+    copy = tmp_path / "published.parquet"
+    copy.write_bytes((DATA / "published" / "published.parquet").read_bytes())
+    imported = import_published(REFERENCE_DIR, copy)
+    assert imported.written == [] and imported.unchanged == [copy]
+    assert copy.read_bytes() == (DATA / "published" / "published.parquet").read_bytes()
+
+
 # --------------------------------------------------------------------------- reasons, synthetic
 
 

@@ -528,6 +528,11 @@ def _stamp_dataset_version(params_path: Path) -> None:
     atomic.DEFAULT_METADATA["dataset_version"] = str(version)
 
 
+# Errors that mean bad input and name the file, row or field and the fix (contract breaks of a
+# table, case rows, params.yaml, a census manifest): printed as one message, never a traceback.
+INPUT_ERRORS = ("TableValidationError", "CaseRowError", "ParamsError", "CensusManifestError")
+
+
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     import logging
@@ -536,9 +541,9 @@ def main(argv: list[str] | None = None) -> int:
     _stamp_dataset_version(getattr(args, "params", None) or Path("params.yaml"))
     try:
         args.func(args)
-    except ValueError as exc:
-        # Contract breaks (TableValidationError, CaseRowError, ParamsError) say what and where.
-        if type(exc).__name__ not in ("TableValidationError", "CaseRowError", "ParamsError"):
+    except (ValueError, RuntimeError) as exc:
+        # Bad input, whatever the command: the message says what, where and what to do.
+        if type(exc).__name__ not in INPUT_ERRORS:
             raise
         print(f"error: {exc}", file=sys.stderr)
         return 2

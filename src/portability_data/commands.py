@@ -334,10 +334,14 @@ def cmd_submission_check(args: argparse.Namespace) -> None:
 
 
 def cmd_reference_import(args: argparse.Namespace) -> None:
-    from portability_data.pipeline.reference import import_reference
+    from portability_data.pipeline.import_once import ImportConflictError
+    from portability_data.pipeline.reference import ReferenceImportError, import_reference
 
-    written = import_reference(Path(args.dir), args.out, args.runs_out)
-    print(f"{len(written)} shard(s) written")
+    try:
+        imported = import_reference(Path(args.dir), args.out, args.runs_out)
+    except (ReferenceImportError, ImportConflictError) as exc:
+        raise SystemExit(f"error: {exc}") from None
+    print(f"{imported.summary('shard(s) and runs row(s)')} ({args.out}, {args.runs_out})")
 
 
 def cmd_torch_xla_import(args: argparse.Namespace) -> None:
@@ -351,13 +355,14 @@ def cmd_torch_xla_import(args: argparse.Namespace) -> None:
 
 
 def cmd_published_import(args: argparse.Namespace) -> None:
+    from portability_data.pipeline.import_once import ImportConflictError
     from portability_data.pipeline.published import PublishedImportError, import_published
 
     try:
-        written = import_published(Path(args.path), args.out)
-    except PublishedImportError as exc:
+        imported = import_published(Path(args.path), args.out)
+    except (PublishedImportError, ImportConflictError) as exc:
         raise SystemExit(f"error: {exc}") from None
-    print(f"published values -> {written}")
+    print(f"{imported.summary('table(s)')} ({args.out})")
 
 
 def cmd_reproduce(args: argparse.Namespace) -> None:

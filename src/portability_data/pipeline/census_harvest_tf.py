@@ -37,7 +37,7 @@ import yaml
 from portability_data.pipeline.api_names import public_names
 from portability_data.pipeline.census_harvest import HarvestError, manifest_document
 from portability_data.pipeline.census_harvest_jax import Trials, accepted_kinds, numpy_function
-from portability_data.runner.census_rows import census_case_id
+from portability_data.runner.census_rows import census_case_id, read_manifest
 from portability_data.runner.generator import KINDS
 from portability_data.tables.contracts import arrow_schema
 from portability_data.tables.tableio import to_arrow
@@ -467,7 +467,7 @@ def tf_declared_rows(api: pd.DataFrame, folder: Path = CENSUS_FOLDER) -> pd.Data
     tnp.experimental_enable_numpy_behavior()
     rows: list[dict[str, Any]] = []
     for origin in ("tnp", "mapped"):
-        manifest = yaml.safe_load((Path(folder) / f"{origin}.yaml").read_text(encoding="utf-8"))
+        manifest = read_manifest(Path(folder) / f"{origin}.yaml")  # a malformed one is named (the CLI)
         for entry in manifest["entries"]:
             if origin == "tnp":
                 function = mapped_module.resolve(entry["function"])

@@ -30,6 +30,7 @@ from typing import Any
 
 import pandas as pd
 
+from portability_data.pipeline.import_once import Imported, Planned, import_once
 from portability_data.tables.contracts import FRAMEWORKS
 
 SOURCE = "mince2023-published"
@@ -106,7 +107,12 @@ def load_json(path: Path) -> tuple[Path, dict[str, Any]]:
     try:
         text = file.read_text(encoding="utf-8")
     except OSError as exc:
-        raise PublishedImportError(file, "(file)", f"cannot be read ({exc.strerror or exc})") from None
+        raise PublishedImportError(
+            file,
+            "(file)",
+            f"cannot be read ({exc.strerror or exc}); give {FILE_NAME} or a folder holding it "
+            "(e.g. ../shared/reference/mince2023)",
+        ) from None
     try:
         data = json.loads(text, parse_float=Decimal, parse_int=Decimal)
     except json.JSONDecodeError as exc:
@@ -396,11 +402,15 @@ def build_published(path: Path) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def import_published(path: Path, out: Path) -> Path:
-    """The `published import` command: read, validate and write the table (atomically)."""
-    from portability_data.tables.tableio import write_table
-
+def import_published(path: Path, out: Path) -> Imported:
+    """The `published import` command: read, validate and write the table (atomically). The table
+    is written once (import_once): an `out` already there must hold what the import makes ("already
+    imported"), else nothing is written (ImportConflictError names the file and what differs)."""
     frame = build_published(Path(path))
     _, data = load_json(Path(path))
     citation = data.get("source") if isinstance(data.get("source"), str) else ""
-    return write_table("published", frame, Path(out), metadata={"citation": citation})
+    fix = (
+        "to see what this import makes, import into a scratch file (--out <tmp>/published.parquet); to "
+        f"replace {out} on purpose, `git rm` it in a reviewed change that says why, then import again"
+    )
+    return import_once([Planned("published", frame, Path(out), {"citation": citation})], fix)

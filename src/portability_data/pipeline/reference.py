@@ -65,6 +65,10 @@ Decisions (each one keeps a quirk of the raw data visible rather than smoothing 
   method's 900 s.
 - Deterministic: rows sorted by (test_id, repeat), files written through tableio; the same input
   gives byte-identical files.
+- Written once (import_once): an existing shard or runs row is never rewritten. Run again, the
+  import says "already imported" where it makes what is there, and refuses, naming each file and
+  what differs, where it makes something else (it writes nothing then). A missing or misshapen
+  folder is refused naming the path and the layout expected (ReferenceImportError).
 """
 
 from __future__ import annotations
@@ -79,6 +83,7 @@ from typing import Any
 
 import pandas as pd
 
+from portability_data.pipeline.import_once import Imported, Planned, import_once
 from portability_data.runner.failures import classify_failure
 
 log = logging.getLogger(__name__)
@@ -123,6 +128,41 @@ _OUTCOMES = {"passed": "passed", "failed": "failed", "skipped": "skipped", "erro
 _FAILING = ("failed", "error")
 
 
+LAYOUT = (
+    "the study's raw data laid out as <folder>/study_function_map.json and "
+    "<folder>/{pytorch,tensorflow,jax}_timings/<machine>/[<device>/]<device>_<run>.json "
+    "(docs/METHOD.md, \"The raw data of the study\"; e.g. ../shared/reference/mince2023)"
+)
+
+
+class ReferenceImportError(ValueError):
+    """The study's folder is missing, laid out otherwise, or holds a file the import cannot read:
+    the message names the path and what was expected."""
+
+
+def _json(path: Path) -> Any:
+    """A raw JSON file of the study; an unreadable one is named with the reason."""
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ReferenceImportError(f"{path}: cannot be read as JSON ({exc}); expected {LAYOUT}") from None
+
+
+def check_layout(reference_dir: Path) -> None:
+    """Refuse a folder that is not the study's raw data, naming the path and the expected layout."""
+    if not reference_dir.is_dir():
+        problem = "is not a folder" if reference_dir.exists() else "does not exist"
+        raise ReferenceImportError(f"{reference_dir}: {problem}; give the folder of {LAYOUT}")
+    if not (reference_dir / "study_function_map.json").is_file():
+        raise ReferenceImportError(
+            f"{reference_dir}: no study_function_map.json in it; give the folder of {LAYOUT}"
+        )
+    if not any((reference_dir / name).is_dir() for name in FRAMEWORK_DIRS):
+        raise ReferenceImportError(
+            f"{reference_dir}: none of {', '.join(sorted(FRAMEWORK_DIRS))} in it; give the folder of {LAYOUT}"
+        )
+
+
 @dataclass
 class RunSet:
     """The raw files of one framework x machine x device: run files in order and the report used."""
@@ -164,7 +204,7 @@ def qualified(name: str) -> str:
 
 def load_function_map(reference_dir: Path) -> dict[tuple[str, str], str]:
     """(framework, test file) -> qualified name; in_sample=false extras are left out (logged)."""
-    entries = json.loads((reference_dir / "study_function_map.json").read_text())
+    entries = _json(reference_dir / "study_function_map.json")
     mapping = {}
     for entry in entries:
         if entry.get("in_sample") is False:
@@ -245,7 +285,7 @@ def _report_entry(test: dict[str, Any]) -> ReportEntry:
 def load_report(path: Path) -> tuple[dict[str, list[ReportEntry]], dict[str, Any], float | None]:
     """Report entries keyed like the timing files ("<file>:<test>", in run order), the
     environment, and the per-test timeout seen in a "Timeout >Ns" message (None if none)."""
-    report = json.loads(path.read_text())
+    report = _json(path)
     entries: dict[str, list[ReportEntry]] = defaultdict(list)
     timeout = None
     for test in report.get("tests", []):
@@ -273,7 +313,7 @@ def _rows_for_run_set(
     """Rows per device of one run set (PyTorch splits off the CPU variants), plus run facts."""
     framework = run_set.framework
     _, accelerator_model = MACHINES[run_set.machine]
-    runs = [json.loads(path.read_text()) for path in run_set.run_files]
+    runs = [_json(path) for path in run_set.run_files]
     entries, environment, timeout = load_report(run_set.report) if run_set.report else ({}, {}, None)
     test_dir = TEST_DIRS[framework]
     rows: dict[str, list[dict[str, Any]]] = defaultdict(list)
@@ -322,7 +362,7 @@ def _rows_for_run_set(
             identity = (row["run_id"], row["test_id"], repeat)
             if identity in seen:
                 first_file, first_key = seen[identity]
-                raise ValueError(
+                raise ReferenceImportError(
                     f"{origin}: key {key!r} gives test_id {row['test_id']!r} (run {row['run_id']}, "
                     f"repeat {repeat}) a second time (first from {first_file}, key {first_key!r}); "
                     "the raw data cannot tell these rows apart"
@@ -417,16 +457,27 @@ def build_reference(reference_dir: Path) -> dict[str, tuple[pd.DataFrame, dict[s
     return built
 
 
-def import_reference(reference_dir: Path, out_dir: Path, runs_out: Path | None = None) -> list[Path]:
+def import_reference(reference_dir: Path, out_dir: Path, runs_out: Path | None = None) -> Imported:
     """Write one results shard per run set to out_dir/<run_id>.parquet and its runs row to
     runs_out/<run_id>.parquet (default: <out_dir>/../../runs/<out_dir name>, i.e. data/runs/mince2023
-    for data/results/mince2023). Returns the shard paths, sorted."""
-    from portability_data.tables.tableio import write_table
-
-    out_dir = Path(out_dir)
+    for data/results/mince2023). Never rewrites one (import_once: the study's shards are immutable
+    and their run ids its own): what is there must be what the import makes, else nothing is
+    written (ImportConflictError names each file and what differs)."""
+    reference_dir, out_dir = Path(reference_dir), Path(out_dir)
     runs_out = Path(runs_out) if runs_out is not None else out_dir.parent.parent / "runs" / out_dir.name
-    written = []
-    for run_id, (frame, facts) in sorted(build_reference(Path(reference_dir)).items()):
-        written.append(write_table("results", frame, out_dir / f"{run_id}.parquet"))
-        write_table("runs", pd.DataFrame([facts]), runs_out / f"{run_id}.parquet")
-    return sorted(written)
+    check_layout(reference_dir)
+    built = build_reference(reference_dir)
+    if not built:
+        raise ReferenceImportError(f"{reference_dir}: no run files found in it; expected {LAYOUT}")
+    planned = []
+    for run_id, (frame, facts) in sorted(built.items()):
+        planned.append(Planned("results", frame, out_dir / f"{run_id}.parquet"))
+        planned.append(Planned("runs", pd.DataFrame([facts]), runs_out / f"{run_id}.parquet"))
+    fix = (
+        f"to see what this import makes, import into a scratch folder (--out <tmp>/results/{out_dir.name} "
+        f"--runs-out <tmp>/runs/{out_dir.name}); to replace the study's shards on purpose, `git rm` them "
+        "and their runs rows in a reviewed change that says why, then import again (where only "
+        "failure_category or failure_rule differ, today's rules read the study's messages otherwise: "
+        "aggregate already reads every failing row with today's rules, so nothing needs importing)"
+    )
+    return import_once(planned, fix)

@@ -34,7 +34,8 @@ from typing import Any
 
 import pyarrow.parquet as pq
 
-from portability_data.runner.census_rows import CENSUS_FOLDER
+from portability_data.runner.case_rows import load_rows
+from portability_data.runner.census_rows import CENSUS_FOLDER, census_rows
 from portability_data.runner.provenance import (
     ORACLE_FILE,
     carried_digests,
@@ -370,6 +371,16 @@ def _inputs_changed(row: dict[str, Any], spec: RunSpec, paths: Paths, suite: str
     return any(recorded.get(case_id) != digest for case_id, digest in current.items())
 
 
+def check_cases(paths: Paths, frameworks: tuple[str, ...]) -> None:
+    """Read and check every case row and census manifest of the frameworks before anything runs
+    (both suites read both: a case's digest is looked up among them), so that a malformed one stops
+    the stage with its file and fix (CaseRowError, CensusManifestError), not after some settings
+    have been measured."""
+    load_rows(paths.cases_dir, paths.repo_root, frameworks)
+    for framework in frameworks:
+        census_rows(paths.cases_dir, paths.repo_root, framework)
+
+
 def run_stage(
     run_params: dict[str, Any],
     repo_root: Path,
@@ -381,6 +392,7 @@ def run_stage(
     `only` limits the frameworks (to run two streams side by side; the stage itself runs all). The
     census stage is the same over suite census with params.yaml's census section."""
     paths = Paths.under(repo_root)
+    check_cases(paths, tuple(f for f in run_params["frameworks"] if not only or f in only))
     rows = finished_runs(paths.runs_dir)
     done = existing_runs(paths.runs_dir, rows)
     covering: list[str] = []

@@ -28,6 +28,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from portability_data.runner.case_rows import load_rows
 from portability_data.tables.contracts import FRAMEWORKS, canonical_name
 from portability_data.tables.tableio import empty_frame, read_table, write_table
 
@@ -170,18 +171,14 @@ def _keep_or_replace(
 
 
 def unsuitable_functions(cases_dir: Path, sample_id: str) -> dict[str, str]:
-    """Functions whose case rows say they are unsuitable for this sample, with the reason."""
-    import yaml
-
+    """Functions whose case rows say they are unsuitable for this sample, with the reason. The rows
+    are read and checked as `portability case check` reads them (case_rows.load_rows): a malformed
+    row stops the stage with its file, field and fix (CaseRowError), never a parser's traceback."""
+    cases_dir = Path(cases_dir)
     found: dict[str, str] = {}
-    for path in sorted(Path(cases_dir).glob("*/*.yaml")):
-        row = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
-        if (
-            isinstance(row, dict)
-            and row.get("status") == "unsuitable"
-            and sample_id in (row.get("samples") or [])
-        ):
-            found[str(row.get("function"))] = str(row.get("reason") or "no_test")
+    for row in load_rows(cases_dir, cases_dir.resolve().parent):
+        if row["status"] == "unsuitable" and sample_id in row["samples"]:
+            found[row["function"]] = str(row.get("reason") or "no_test")
     return found
 
 
@@ -194,7 +191,9 @@ def run_sample(
     corpus: str | None = None,
 ) -> pd.DataFrame:
     """The `sample` stage: the fresh sample of the current versions from the frequencies table,
-    from the rows of one `corpus` (the table may hold other corpora counted for comparison)."""
+    from the rows of one `corpus` (the table may hold other corpora counted for comparison). The
+    case rows are checked first, before any table is read or written."""
+    unsuitable = unsuitable_functions(cases_dir, params["sample_id"])
     frequencies = read_table("frequencies", frequencies_path)
     if corpus is not None:
         found = sorted(set(frequencies["corpus"]))
@@ -214,7 +213,7 @@ def run_sample(
         top_n=int(params["top_n"]),
         per_bucket=int(params["per_bucket"]),
         buckets=int(params["buckets"]),
-        unsuitable=unsuitable_functions(cases_dir, params["sample_id"]),
+        unsuitable=unsuitable,
     )
     write_table("samples", sample, out)
     return sample

@@ -90,7 +90,7 @@ def parse_row(path: Path, repo_root: Path) -> tuple[dict[str, Any] | None, list[
             RowProblem(
                 name,
                 None,
-                f"not valid YAML ({str(exc).splitlines()[0]})",
+                f"not valid YAML ({_yaml_problem(exc)})",
                 "write the row as a YAML mapping like cases/README.md shows",
             )
         ]
@@ -115,6 +115,14 @@ def parse_row(path: Path, repo_root: Path) -> tuple[dict[str, Any] | None, list[
             )
     problems += _check_values(row, name, path, repo_root)
     return (row if not problems else None), problems
+
+
+def _yaml_problem(exc: Exception) -> str:
+    """The parser's complaint and where in the row it is: PyYAML's own text names the file as
+    "<unicode string>", so the line and column are taken from its mark instead."""
+    problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+    mark = getattr(exc, "problem_mark", None)
+    return f"{problem} at line {mark.line + 1}, column {mark.column + 1}" if mark else problem
 
 
 def _check_values(row: dict[str, Any], name: str, path: Path, repo_root: Path) -> list[RowProblem]:
