@@ -17,6 +17,7 @@ from typing import Any
 
 from portability_data import commands
 from portability_data.runner import devices
+from portability_data.runner.spec import RUN_SOURCES
 from portability_data.tables.contracts import FRAMEWORKS, MODES, SUITES
 
 
@@ -187,6 +188,13 @@ COMMANDS: tuple[Command, ...] = (
             default="curated",
             help="curated: the case files of cases/<framework>/; census: the entries of the harvested "
             "manifests in cases/<framework>/census/ (one subtest per entry x dtype)",
+        ),
+        arg(
+            "--source",
+            choices=RUN_SOURCES,
+            help="whose run this is, the folder under data/results/ and data/runs/ (default: local, "
+            "this machine's, set beside the project's in the report); portability: the project's own "
+            "source, for a maintainer measuring a committed setting (a resumed run keeps its own)",
         ),
         arg("--resume", metavar="RUN_ID", help="finish a run that was killed, from its journal"),
         flag(

@@ -164,8 +164,8 @@ def _own_compiler_as_none(args: argparse.Namespace) -> str | None:
 def cmd_run(args: argparse.Namespace) -> None:
     from portability_data.runner.progress import terminal_progress
     from portability_data.runner.run_summary import RunSummary
-    from portability_data.runner.spec import Paths, RunError, RunSpec
-    from portability_data.runner.supervisor import run, shard_path
+    from portability_data.runner.spec import LOCAL_SOURCE, Paths, RunError, RunSpec
+    from portability_data.runner.supervisor import run
 
     try:
         if args.close:
@@ -177,6 +177,8 @@ def cmd_run(args: argparse.Namespace) -> None:
             return
         if args.resume and args.dry_run:
             raise RunError("--dry-run plans a new run; it does not go with --resume or --close")
+        if args.source and (args.resume or args.close):
+            raise RunError("--source names a new run's source; a resumed or closed run keeps its own")
         if args.framework is None and args.resume:
             from portability_data.runner.supervisor import resume_state
 
@@ -194,6 +196,7 @@ def cmd_run(args: argparse.Namespace) -> None:
                 cases=tuple(args.cases or ()),
                 suite=args.suite,
                 compiler=_own_compiler_as_none(args),
+                source=args.source or LOCAL_SOURCE,
             )
         if args.dry_run:
             from portability_data.runner.probe import dry_run
@@ -215,10 +218,24 @@ def cmd_run(args: argparse.Namespace) -> None:
     except RunError as exc:
         raise SystemExit(f"error: {exc}") from None
     print(run_id, flush=True)  # stdout: the run id alone, for scripts; the summary is for people
-    summary = RunSummary.of_shard(run_id, shard_path(paths, run_id))
-    print("\n".join(summary.report()), file=sys.stderr, flush=True)
+    [shard] = paths.results_dir.glob(f"*/{run_id}.parquet")  # under the run's source (a run id is unique)
+    summary = RunSummary.of_shard(run_id, shard)
+    print("\n".join([_landed(shard, paths.repo_root), *summary.report()]), file=sys.stderr, flush=True)
     if summary.not_run:
         raise SystemExit(1)
+
+
+def _landed(shard: Path, repo_root: Path) -> str:
+    """Where the run landed and what that makes it: this machine's (local) or the project's."""
+    from portability_data.runner.spec import LOCAL_SOURCE
+
+    where = shard.relative_to(repo_root)
+    if shard.parent.name == LOCAL_SOURCE:
+        return (
+            f"-> {where} (source local: this machine's run; `dvc repro` sets it beside the project's "
+            "in the report, never pooled with them)"
+        )
+    return f"-> {where} (source {shard.parent.name}: the project's own data; commit it with its runs row)"
 
 
 def cmd_run_stage(args: argparse.Namespace) -> None:
