@@ -118,11 +118,7 @@ COMMANDS: tuple[Command, ...] = (
         commands.cmd_cases,
         "Check every case row and compile them into the cases table.",
         path_arg("--api", "data/api/api.parquet", "api table to check names (default: %(default)s)"),
-        path_arg(
-            "--samples",
-            "data/samples/samples.parquet",
-            "samples table the cases serve (default: %(default)s)",
-        ),
+        path_arg("--samples", "data/samples", "samples table the cases serve (default: %(default)s)"),
         path_arg("--out", "data/cases/cases.parquet", "cases table to write (default: %(default)s)"),
         flag("--no-collect", "skip the pytest collection check"),
     ),
@@ -141,7 +137,12 @@ COMMANDS: tuple[Command, ...] = (
         "Validate case rows (what CI runs).",
         arg("paths", nargs="*", help="row or test files to check (default: all)"),
         path_arg("--api", "data/api/api.parquet", "api table the case names must be in"),
-        path_arg("--samples", "data/samples/samples.parquet", "samples table the rows' `samples` must name"),
+        arg(
+            "--samples",
+            type=Path,
+            help="samples table the rows' `samples` must name (default: the repository's data/samples, "
+            "every sample; a missing default is warned about, a missing path given here is an error)",
+        ),
         flag("--no-collect", "skip the pytest collection check"),
         flag(
             "--run",

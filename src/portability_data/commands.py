@@ -106,8 +106,9 @@ def cmd_case_check(args: argparse.Namespace) -> None:
                     "give paths relative to the repository root, e.g. cases/torch/argsort.yaml"
                 )
         api = read_table("api", args.api) if args.api.exists() else None
-        samples = read_table("samples", args.samples) if args.samples.exists() else None
-        problems = check_rows(rows, api, samples, root, collect=not args.no_collect)
+        problems = check_rows(
+            rows, api, _samples_to_check(args.samples, root), root, collect=not args.no_collect
+        )
         if problems:
             raise CaseRowError(problems)
     except CaseRowError as exc:
@@ -130,6 +131,27 @@ def cmd_case_check(args: argparse.Namespace) -> None:
             f"OK: every case ran; {failed} subtest(s) failed, which is the framework's result (data), "
             "not a broken case"
         )
+
+
+def _samples_to_check(given: Path | None, root: Path) -> Any:
+    """The samples table the rows' `samples` are checked against: the path given (which must exist),
+    or the repository's data/samples (every sample), warned about where a checkout lacks it."""
+    from portability_data.tables.tableio import read_table
+
+    if given is not None:
+        if not given.exists():
+            raise SystemExit(
+                f"error: --samples {given}: no such table; give data/samples or one of its files"
+            )
+        return read_table("samples", given)
+    default = root / "data" / "samples"
+    if not list(default.glob("*.parquet")):
+        print(
+            f"warning: no samples table at {default}; the rows' `samples` are not checked",
+            file=sys.stderr,
+        )
+        return None
+    return read_table("samples", default)
 
 
 def cmd_devices(args: argparse.Namespace) -> None:
