@@ -461,7 +461,9 @@ COMMANDS: tuple[Command, ...] = (
     command(
         "dataset card",
         commands.cmd_dataset_card,
-        "Regenerate the table section of DATASET_CARD.md from the contracts.",
+        "Regenerate DATASET_CARD.md's generated parts: its table section from the contracts, and the "
+        "dataset version it shows from params.yaml.",
+        path_arg("--params", "params.yaml", "parameters file (dataset.version) (default: %(default)s)"),
     ),
     command(
         "dataset publish",

@@ -430,8 +430,12 @@ def cmd_dataset_build(args: argparse.Namespace) -> None:
 def cmd_dataset_card(args: argparse.Namespace) -> None:
     from portability_data.dataset.folder import sync_card
 
-    changed = sync_card(Path("DATASET_CARD.md"))
-    print("DATASET_CARD.md " + ("updated" if changed else "already up to date"))
+    version = str(load_params(args.params)["dataset"]["version"])
+    try:
+        changed = sync_card(Path("DATASET_CARD.md"), version)
+    except ValueError as exc:
+        raise SystemExit(f"error: {exc}") from None
+    print("DATASET_CARD.md " + (f"updated (version {version})" if changed else "already up to date"))
 
 
 def cmd_dataset_publish(args: argparse.Namespace) -> None:
