@@ -332,9 +332,10 @@ COMMANDS: tuple[Command, ...] = (
         "Refuse a submission that breaks a rule, one line per problem (what CI runs on a pull request).",
         arg(
             "paths",
-            nargs="+",
+            nargs="*",
             type=Path,
-            help="shards and runs rows a pull request adds, or a submission folder",
+            help="shards and runs rows a pull request adds, or a submission folder (default with --base: "
+            "every shard and runs row under data/ the branch adds or changes against it, committed or not)",
         ),
         arg(
             "--base",

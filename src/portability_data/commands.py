@@ -358,11 +358,22 @@ def cmd_submission_package(args: argparse.Namespace) -> None:
 
 
 def cmd_submission_check(args: argparse.Namespace) -> None:
-    from portability_data.dataset.submission.check import check_submission
+    from portability_data.dataset.submission.check import branch_files, check_submission
     from portability_data.dataset.submission.files import SubmissionError
 
+    paths = list(args.paths)
     try:
-        report = check_submission(args.paths, args.root, args.base)
+        if not paths and args.base is None:
+            raise SubmissionError(
+                "nothing to check: give the files (shards, runs rows) or the submission folder, or "
+                "--base <target branch> to check every shard your branch adds"
+            )
+        if not paths:
+            paths = [args.root / found for found in branch_files(args.root, args.base)]
+            print(
+                f"{len(paths)} shard(s) and runs row(s) added or changed against {args.base}", file=sys.stderr
+            )
+        report = check_submission(paths, args.root, args.base)
     except SubmissionError as exc:
         raise SystemExit(f"error: {exc}") from None
     if report.problems:
