@@ -54,7 +54,7 @@ def dataset_folder(data_dir: str | os.PathLike[str] | _InstalledCheckout) -> Pat
         if not folder.is_dir():
             raise FileNotFoundError(
                 f"{folder.resolve()}: no such dataset folder; pass the data/ folder of a checkout "
-                "(data_dir=\"<checkout>/data\"), or leave data_dir out to read the checkout this package "
+                '(data_dir="<checkout>/data"), or leave data_dir out to read the checkout this package '
                 "was installed from"
             )
         return folder
@@ -63,12 +63,12 @@ def dataset_folder(data_dir: str | os.PathLike[str] | _InstalledCheckout) -> Pat
         raise FileNotFoundError(
             f"portability_data is installed at {Path(__file__).resolve().parents[1]}, not from a checkout "
             "(a wheel carries no data): install it from a clone (`pip install -e <clone>`), pass "
-            "data_dir=\"<clone>/data\", or read the Hub copy with data_dir=None"
+            'data_dir="<clone>/data", or read the Hub copy with data_dir=None'
         )
     if not (root / "data").is_dir():
         raise FileNotFoundError(
             f"{root}: the checkout portability_data was installed from has no data/ folder; restore it "
-            f"(`git -C {root} checkout -- data`) or pass data_dir=\"<another checkout>/data\""
+            f'(`git -C {root} checkout -- data`) or pass data_dir="<another checkout>/data"'
         )
     return root / "data"
 
