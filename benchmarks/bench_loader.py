@@ -9,13 +9,17 @@ runs both arms in fresh subprocesses (imports included, as a user's first `load_
 them), alternating, with a new empty cache directory for the loader every time.
 
 Usage: python benchmarks/bench_loader.py [--configs results support_matrix outcomes] [--rounds 3]
-    [--data-dir data] [--out benchmarks/results/bench_loader.json]
-Prints a table (median seconds, rows, ratio loader / baseline) and writes the JSON.
+    [--data-dir data] [--out PATH | --update-committed]
+Prints a table (median seconds, rows, ratio loader / baseline) and writes the JSON to a new file,
+benchmarks/results/local/bench_loader-<UTC time>.json (git-ignored): a routine run never rewrites
+the committed benchmarks/results/bench_loader.json, which only `--update-committed` replaces (when
+the measurement is meant to become the project's claim, committed with what changed).
 """
 
 from __future__ import annotations
 
 import argparse
+import datetime as dt
 import json
 import os
 import statistics
@@ -25,7 +29,10 @@ import tempfile
 import time
 from pathlib import Path
 
+from portability_data.tables.atomic import atomic_write_bytes
+
 REPO = Path(__file__).resolve().parent.parent
+COMMITTED = REPO / "benchmarks" / "results" / "bench_loader.json"
 
 LOADER = """
 import sys
@@ -57,13 +64,30 @@ def timed_child(code: str, args: list[str]) -> tuple[float, int]:
     return seconds, int(done.stdout.strip().splitlines()[-1])
 
 
+def result_path(out: Path | None, update_committed: bool) -> Path:
+    """Where this run's JSON goes: the committed file only when asked, else `--out` or a new file."""
+    if update_committed:
+        return COMMITTED
+    if out is not None:
+        return out
+    stamp = dt.datetime.now(dt.UTC).strftime("%Y%m%dT%H%M%S%fZ")
+    return REPO / "benchmarks" / "results" / "local" / f"bench_loader-{stamp}.json"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--configs", nargs="*", default=["results", "support_matrix", "outcomes"])
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--data-dir", default=str(REPO / "data"))
-    parser.add_argument("--out", type=Path, default=REPO / "benchmarks" / "results" / "bench_loader.json")
+    where = parser.add_mutually_exclusive_group()
+    where.add_argument(
+        "--out", type=Path, help="result file (default: a new file under benchmarks/results/local/)"
+    )
+    where.add_argument(
+        "--update-committed", action="store_true", help=f"replace the committed {COMMITTED.relative_to(REPO)}"
+    )
     args = parser.parse_args()
+    out = result_path(args.out, args.update_committed)
     report = {"rounds": args.rounds, "data_dir": args.data_dir, "configs": {}}
     print(f"{'config':<16} {'rows':>8} {'loader s':>9} {'pyarrow s':>10} {'ratio':>6}")
     for config in args.configs:
@@ -90,8 +114,10 @@ def main() -> None:
         }
         entry = report["configs"][config]
         print(f"{config:<16} {entry['rows']:>8} {median_loader:>9.2f} {median_baseline:>10.2f} {ratio:>6.2f}")
-    args.out.write_text(json.dumps(report, indent=2) + "\n")
-    print(f"-> {args.out}")
+    atomic_write_bytes(out, (json.dumps(report, indent=2) + "\n").encode())
+    print(
+        f"-> {out}" + ("" if args.update_committed else f" (the committed {COMMITTED.name} is left as it is)")
+    )
 
 
 if __name__ == "__main__":

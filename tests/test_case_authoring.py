@@ -212,3 +212,50 @@ def test_every_repository_case_passes_the_authoring_checks() -> None:
     rows = load_rows(REPO_ROOT / "cases", REPO_ROOT)
     problems, uncompilable = authoring_problems(rows, REPO_ROOT)
     assert [p.render() for p in problems] == [] and uncompilable == set()
+
+
+def test_the_scaffold_writes_the_row_format_version_cases_readme_documents(case_repo: CaseRepo) -> None:
+    """One constant (CASE_ROW_VERSION), not the tables' SCHEMA_VERSION: the scaffold writes it,
+    cases/README.md documents it, the check refuses any other."""
+    import re
+
+    from portability_data.runner.case_rows import CASE_ROW_VERSION
+    from portability_data.tables.contracts import SCHEMA_VERSION
+
+    created = new_case(case_repo, "torch", "torch.argsort")
+    assert created.returncode == 0, created.stderr
+    scaffolded = (case_repo.root / "cases" / "torch" / "argsort.yaml").read_text()
+    assert scaffolded.startswith(f"schema_version: {CASE_ROW_VERSION}\n")
+    documented = (REPO_ROOT / "cases" / "README.md").read_text()
+    assert set(re.findall(r"schema_version:? (\d+)", documented)) == {str(CASE_ROW_VERSION)}
+    assert CASE_ROW_VERSION != SCHEMA_VERSION  # the two versions are apart (it was 10 for a while)
+    row = case_repo.root / "cases" / "torch" / "argsort.yaml"
+    row.write_text(
+        scaffolded.replace(f"schema_version: {CASE_ROW_VERSION}", f"schema_version: {SCHEMA_VERSION}")
+    )
+    out = cli(case_repo.root, "case", "check", "--no-collect")
+    assert out.returncode == 1
+    assert f"field 'schema_version': version {SCHEMA_VERSION} of the row format is not known" in out.stderr
+
+
+def test_an_unknown_sample_is_refused_by_the_default_check(case_repo: CaseRepo) -> None:
+    """`portability case check` as CI runs it (no --samples) checks the rows' samples against the
+    repository's data/samples."""
+    import shutil
+
+    case_repo.add("torch", "argsort", "def test_ok():\n    assert True\n", function="torch.argsort")
+    row = case_repo.root / "cases" / "torch" / "argsort.yaml"
+    text = row.read_text().replace("samples: []", "samples: [nosuchsample]")
+    row.write_text(text + 'no_upstream_test: "a test of the check, not of torch"\n')
+    unchecked = cli(case_repo.root, "case", "check", "--no-collect")  # a checkout without data/samples
+    assert unchecked.returncode == 0 and "warning: no samples table at" in unchecked.stderr
+    shutil.copytree(REPO_ROOT / "data" / "samples", case_repo.root / "data" / "samples")
+    out = cli(case_repo.root, "case", "check", "--no-collect")
+    assert out.returncode == 1, out.stdout
+    assert (
+        "cases/torch/argsort.yaml: field 'samples': unknown sample 'nosuchsample'; fix: use one of"
+        in out.stderr
+    )
+    assert "mince2023" in out.stderr
+    missing = cli(case_repo.root, "case", "check", "--no-collect", "--samples", "data/nothing.parquet")
+    assert missing.returncode != 0 and "--samples data/nothing.parquet: no such table" in missing.stderr

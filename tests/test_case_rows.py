@@ -48,7 +48,7 @@ MALFORMED = [
     ("missing-notes", {k: v for k, v in GOOD.items() if k != "notes"}, "field 'notes': missing"),
     ("unknown-field", {**GOOD, "devices": "[cpu]"}, "field 'devices': unknown field"),
     ("version-not-int", {**GOOD, "schema_version": "one"}, "field 'schema_version': must be an integer"),
-    ("version-unknown", {**GOOD, "schema_version": "99"}, "field 'schema_version': version 99 is not known"),
+    ("version-unknown", {**GOOD, "schema_version": "99"}, "field 'schema_version': version 99 of the row"),
     ("unknown-framework", {**GOOD, "framework": "mxnet"}, "field 'framework': unknown framework 'mxnet'"),
     ("framework-folder", {**GOOD, "framework": "jax"}, "row is in cases/torch/ but says 'jax'"),
     (

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 from pathlib import Path
 
@@ -193,3 +194,35 @@ def test_a_release_is_found_by_the_version_the_data_records(tmp_path: Path) -> N
     assert resolve_revision(tmp_path, "0.2.0") == head == resolve_revision(tmp_path, "HEAD")
     with pytest.raises(ValueError, match=r"no commit of .* records dataset.version 0.3.0"):
         resolve_revision(tmp_path, "v0.3.0")
+
+
+def test_the_card_shows_the_dataset_version_it_was_synced_to(tmp_path: Path) -> None:
+    """DATASET_CARD.md renders the version (no `{{version}}` placeholder): `portability dataset card`
+    writes params.yaml's dataset.version into it, and data/README.md carries the bare version."""
+    import subprocess
+    import sys
+
+    import yaml
+
+    from portability_data.dataset.folder import card_version, render_readme
+
+    card = (REPO_ROOT / "DATASET_CARD.md").read_text()
+    version = str(yaml.safe_load((REPO_ROOT / "params.yaml").read_text())["dataset"]["version"])
+    assert "{{" not in card
+    assert card_version(card) == version, "run `portability dataset card` after changing dataset.version"
+    checkout = tmp_path / "checkout"
+    checkout.mkdir()
+    (checkout / "DATASET_CARD.md").write_text(card)
+    params = (REPO_ROOT / "params.yaml").read_text()
+    (checkout / "params.yaml").write_text(params.replace(f'version: "{version}"', 'version: "9.9.9"'))
+    done = subprocess.run(
+        [sys.executable, "-m", "portability_data.cli", "dataset", "card"],
+        cwd=checkout, capture_output=True, text=True, check=False,
+        env={**os.environ, "PYTHONPATH": str(REPO_ROOT / "src")},
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert "DATASET_CARD.md updated (version 9.9.9)" in done.stdout
+    synced = (checkout / "DATASET_CARD.md").read_text()
+    assert "This is version <!-- version -->9.9.9<!-- /version --> of the dataset." in synced
+    rendered = render_readme(checkout / "DATASET_CARD.md", "9.9.9")
+    assert "This is version 9.9.9 of the dataset." in rendered and "<!-- version -->" not in rendered

@@ -58,3 +58,5 @@ def test_readme_has_the_loading_and_analysis_examples(repo_root: Path, tmp_path:
     out = run_example(analysis, repo_root, tmp_path)
     assert out.returncode == 0, out.stderr[-3000:]
     assert "mince2023" in out.stdout and "TPU v3-8" in out.stdout
+    # modes apart (issue 59): TensorFlow's eager and compiled shares are not pooled into one number
+    assert '"mode"' in analysis and "compiled" in out.stdout and "eager" in out.stdout

@@ -311,8 +311,9 @@ def test_a_local_machine_stands_beside_the_study(tmp_path: Path) -> None:
     run_report(make_data(without / "data", local=False), without / "out", without / "out" / "metrics.json")
     markdown = (with_local / "out" / "report.md").read_text()
     intro = markdown.split("## Summary")[0]
-    assert "local: your own machine, measured by `portability bench`" in intro
+    assert "local: this machine's runs (`portability bench`, `portability run`)" in intro
     failing = _grid(markdown, "Functions failing")
+    assert [c for c in failing.columns if "RTX 4090" in c] == ["local · RTX 4090 (gpu) · eager"]
     assert {"mince2023 · T4 (gpu) · eager", "local · RTX 4090 (gpu) · eager"} <= set(failing.columns)
     assert list(failing.columns).index("mince2023 · T4 (gpu) · eager") < list(failing.columns).index(
         "local · RTX 4090 (gpu) · eager"

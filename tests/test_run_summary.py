@@ -47,7 +47,7 @@ def test_a_case_file_that_cannot_be_collected_fails_the_run_naming_file_and_line
     assert out.returncode == 1, out.stderr
     run_id = out.stdout.strip()
     assert len(run_id.splitlines()) == 1  # stdout stays the run id alone, for scripts
-    rows = pq.read_table(shard_path(Paths.under(case_repo.root), run_id)).to_pylist()
+    rows = pq.read_table(shard_path(Paths.under(case_repo.root), run_id, "local")).to_pylist()
     assert [r["outcome"] for r in rows if r["case_id"] == "torch.broken"] == ["error"]  # kept as data
     lines = out.stderr.strip().splitlines()
     reason = "could not be collected: cases/torch/test_broken.py:4: SyntaxError: invalid syntax"

@@ -60,7 +60,7 @@ def test_after(n):
 
 
 def rows_of(paths: Paths, run_id: str) -> list[dict]:
-    shard = paths.results_dir / "portability" / f"{run_id}.parquet"
+    [shard] = paths.results_dir.glob(f"*/{run_id}.parquet")  # under its source: a run id is unique
     return pq.read_table(shard).to_pylist()
 
 
@@ -229,9 +229,7 @@ def test_sigkill_then_resume_loses_nothing_and_duplicates_nothing(case_repo, kil
         time.sleep(0.05)
     os.killpg(runner.pid, signal.SIGKILL)  # the runner and its worker, as a machine crash would
     runner.wait()
-    assert not (paths.results_dir / "portability").exists() or not list(
-        (paths.results_dir / "portability").iterdir()
-    )
+    assert not list(paths.results_dir.rglob("*.parquet"))  # no shard of a killed run
     run_id = next(paths.journal_dir.glob("*.jsonl")).stem
     resumed = subprocess.run(
         [sys.executable, "-m", "portability_data.cli", "run", "--resume", run_id],  # as the README says it
@@ -249,7 +247,7 @@ def test_sigkill_then_resume_loses_nothing_and_duplicates_nothing(case_repo, kil
     # the host load sampled before the kill is journaled, so the runs row describes the whole run
     journal = (paths.journal_dir / f"{run_id}.jsonl").read_text().splitlines()
     loads = [json.loads(line)["load"] for line in journal if line.startswith('{"load"')]
-    [runs_row] = pq.read_table(paths.runs_dir / "portability" / f"{run_id}.parquet").to_pylist()
+    [runs_row] = pq.read_table(paths.runs_dir / "local" / f"{run_id}.parquet").to_pylist()  # the CLI's
     assert len(loads) >= 2 and runs_row["host_load_max"] == round(max(loads), 2)
 
 
@@ -361,7 +359,7 @@ def test_a_killed_run_can_be_closed_as_partial(case_repo) -> None:
     )
     rows = rows_of(paths, run_id)
     assert 3 <= len(rows) < 8 and all(r["outcome"] == "passed" for r in rows)
-    run_row = pq.read_table(paths.runs_dir / "portability" / f"{run_id}.parquet").to_pylist()[0]
+    run_row = pq.read_table(paths.runs_dir / "local" / f"{run_id}.parquet").to_pylist()[0]
     assert run_row["status"] == "partial" and run_row["n_results"] == len(rows)
     assert run_row["timer_floor_ms"] is not None and run_row["framework_version"] != "unknown"
     with pytest.raises(RunError, match="already finished"):

@@ -588,3 +588,34 @@ def test_a_run_names_the_commit_it_started_from_and_a_change_while_it_ran(
     from portability_data.runner.provenance import code_as_run
 
     assert code_as_run(at_start, at_finish) == expected
+
+
+def test_the_documented_check_against_the_base_finds_the_branchs_files_itself(
+    made: Made, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """CONTRIBUTING's `portability submission check --base origin/main`, no paths: the shards and
+    runs rows the branch adds against the base, untracked or committed, are the ones checked."""
+    root = tmp_path / "repo"
+    shutil.copytree(made.root, root)
+    base = git(root, "rev-parse", "HEAD").strip()
+    monkeypatch.chdir(root)
+    assert main(["submission", "check", "--base", base]) == 0  # the run's files, not yet added to git
+    captured = capsys.readouterr()
+    assert "2 shard(s) and runs row(s) added or changed against" in captured.err
+    assert captured.out.startswith("OK: 1 run(s) in 2 file(s)") and made.run_id in captured.out
+    git(root, "checkout", "-q", "-b", "adds-a-run")
+    git(root, "add", "data/results", "data/runs")
+    git(root, "commit", "-q", "-m", "a run from my machine")
+    assert main(["submission", "check", "--base", base]) == 0  # committed on the branch
+    assert capsys.readouterr().out.startswith("OK: 1 run(s) in 2 file(s)")
+    shard = root / "data" / "results" / SOURCE / f"{made.run_id}.parquet"
+    pq.write_table(pq.read_table(shard), shard, compression="gzip")  # a committed shard touched up
+    git(root, "commit", "-q", "-am", "touch up")
+    with pytest.raises(SystemExit) as exited:
+        main(["submission", "check", "--base", "HEAD~1"])
+    assert exited.value.code == 1
+    assert f"data/results/local/{made.run_id}.parquet: [immutable] changes a shard" in capsys.readouterr().err
+    with pytest.raises(SystemExit, match="nothing to check: give the files"):
+        main(["submission", "check"])
+    with pytest.raises(SystemExit, match="--base no-such-branch is not a commit"):
+        main(["submission", "check", "--base", "no-such-branch"])

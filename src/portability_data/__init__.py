@@ -12,7 +12,8 @@ __version__ = "0.1.0"
 
 
 def load_dataset(config: str = "results", revision: str | None = None, **kwargs: Any) -> Any:
-    """One table of the dataset as a `datasets.Dataset` (see portability_data.dataset.loader.load_dataset)."""
+    """One table of the dataset as a `datasets.Dataset`, by default from the data/ of the checkout
+    this package was installed from, wherever it is called (see portability_data.dataset.loader)."""
     from portability_data.dataset.loader import load_dataset as load
 
     return load(config, revision, **kwargs)

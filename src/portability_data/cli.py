@@ -17,6 +17,7 @@ from typing import Any
 
 from portability_data import commands
 from portability_data.runner import devices
+from portability_data.runner.spec import RUN_SOURCES
 from portability_data.tables.contracts import FRAMEWORKS, MODES, SUITES
 
 
@@ -117,11 +118,7 @@ COMMANDS: tuple[Command, ...] = (
         commands.cmd_cases,
         "Check every case row and compile them into the cases table.",
         path_arg("--api", "data/api/api.parquet", "api table to check names (default: %(default)s)"),
-        path_arg(
-            "--samples",
-            "data/samples/samples.parquet",
-            "samples table the cases serve (default: %(default)s)",
-        ),
+        path_arg("--samples", "data/samples", "samples table the cases serve (default: %(default)s)"),
         path_arg("--out", "data/cases/cases.parquet", "cases table to write (default: %(default)s)"),
         flag("--no-collect", "skip the pytest collection check"),
     ),
@@ -140,7 +137,12 @@ COMMANDS: tuple[Command, ...] = (
         "Validate case rows (what CI runs).",
         arg("paths", nargs="*", help="row or test files to check (default: all)"),
         path_arg("--api", "data/api/api.parquet", "api table the case names must be in"),
-        path_arg("--samples", "data/samples/samples.parquet", "samples table the rows' `samples` must name"),
+        arg(
+            "--samples",
+            type=Path,
+            help="samples table the rows' `samples` must name (default: the repository's data/samples, "
+            "every sample; a missing default is warned about, a missing path given here is an error)",
+        ),
         flag("--no-collect", "skip the pytest collection check"),
         flag(
             "--run",
@@ -187,6 +189,13 @@ COMMANDS: tuple[Command, ...] = (
             default="curated",
             help="curated: the case files of cases/<framework>/; census: the entries of the harvested "
             "manifests in cases/<framework>/census/ (one subtest per entry x dtype)",
+        ),
+        arg(
+            "--source",
+            choices=RUN_SOURCES,
+            help="whose run this is, the folder under data/results/ and data/runs/ (default: local, "
+            "this machine's, set beside the project's in the report); portability: the project's own "
+            "source, for a maintainer measuring a committed setting (a resumed run keeps its own)",
         ),
         arg("--resume", metavar="RUN_ID", help="finish a run that was killed, from its journal"),
         flag(
@@ -330,9 +339,10 @@ COMMANDS: tuple[Command, ...] = (
         "Refuse a submission that breaks a rule, one line per problem (what CI runs on a pull request).",
         arg(
             "paths",
-            nargs="+",
+            nargs="*",
             type=Path,
-            help="shards and runs rows a pull request adds, or a submission folder",
+            help="shards and runs rows a pull request adds, or a submission folder (default with --base: "
+            "every shard and runs row under data/ the branch adds or changes against it, committed or not)",
         ),
         arg(
             "--base",
@@ -473,7 +483,9 @@ COMMANDS: tuple[Command, ...] = (
     command(
         "dataset card",
         commands.cmd_dataset_card,
-        "Regenerate the table section of DATASET_CARD.md from the contracts.",
+        "Regenerate DATASET_CARD.md's generated parts: its table section from the contracts, and the "
+        "dataset version it shows from params.yaml.",
+        path_arg("--params", "params.yaml", "parameters file (dataset.version) (default: %(default)s)"),
     ),
     command(
         "dataset publish",

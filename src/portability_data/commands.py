@@ -106,8 +106,9 @@ def cmd_case_check(args: argparse.Namespace) -> None:
                     "give paths relative to the repository root, e.g. cases/torch/argsort.yaml"
                 )
         api = read_table("api", args.api) if args.api.exists() else None
-        samples = read_table("samples", args.samples) if args.samples.exists() else None
-        problems = check_rows(rows, api, samples, root, collect=not args.no_collect)
+        problems = check_rows(
+            rows, api, _samples_to_check(args.samples, root), root, collect=not args.no_collect
+        )
         if problems:
             raise CaseRowError(problems)
     except CaseRowError as exc:
@@ -130,6 +131,27 @@ def cmd_case_check(args: argparse.Namespace) -> None:
             f"OK: every case ran; {failed} subtest(s) failed, which is the framework's result (data), "
             "not a broken case"
         )
+
+
+def _samples_to_check(given: Path | None, root: Path) -> Any:
+    """The samples table the rows' `samples` are checked against: the path given (which must exist),
+    or the repository's data/samples (every sample), warned about where a checkout lacks it."""
+    from portability_data.tables.tableio import read_table
+
+    if given is not None:
+        if not given.exists():
+            raise SystemExit(
+                f"error: --samples {given}: no such table; give data/samples or one of its files"
+            )
+        return read_table("samples", given)
+    default = root / "data" / "samples"
+    if not list(default.glob("*.parquet")):
+        print(
+            f"warning: no samples table at {default}; the rows' `samples` are not checked",
+            file=sys.stderr,
+        )
+        return None
+    return read_table("samples", default)
 
 
 def cmd_devices(args: argparse.Namespace) -> None:
@@ -164,8 +186,8 @@ def _own_compiler_as_none(args: argparse.Namespace) -> str | None:
 def cmd_run(args: argparse.Namespace) -> None:
     from portability_data.runner.progress import terminal_progress
     from portability_data.runner.run_summary import RunSummary
-    from portability_data.runner.spec import Paths, RunError, RunSpec
-    from portability_data.runner.supervisor import run, shard_path
+    from portability_data.runner.spec import LOCAL_SOURCE, Paths, RunError, RunSpec
+    from portability_data.runner.supervisor import run
 
     try:
         if args.close:
@@ -177,6 +199,8 @@ def cmd_run(args: argparse.Namespace) -> None:
             return
         if args.resume and args.dry_run:
             raise RunError("--dry-run plans a new run; it does not go with --resume or --close")
+        if args.source and (args.resume or args.close):
+            raise RunError("--source names a new run's source; a resumed or closed run keeps its own")
         if args.framework is None and args.resume:
             from portability_data.runner.supervisor import resume_state
 
@@ -194,6 +218,7 @@ def cmd_run(args: argparse.Namespace) -> None:
                 cases=tuple(args.cases or ()),
                 suite=args.suite,
                 compiler=_own_compiler_as_none(args),
+                source=args.source or LOCAL_SOURCE,
             )
         if args.dry_run:
             from portability_data.runner.probe import dry_run
@@ -215,10 +240,24 @@ def cmd_run(args: argparse.Namespace) -> None:
     except RunError as exc:
         raise SystemExit(f"error: {exc}") from None
     print(run_id, flush=True)  # stdout: the run id alone, for scripts; the summary is for people
-    summary = RunSummary.of_shard(run_id, shard_path(paths, run_id))
-    print("\n".join(summary.report()), file=sys.stderr, flush=True)
+    [shard] = paths.results_dir.glob(f"*/{run_id}.parquet")  # under the run's source (a run id is unique)
+    summary = RunSummary.of_shard(run_id, shard)
+    print("\n".join([_landed(shard, paths.repo_root), *summary.report()]), file=sys.stderr, flush=True)
     if summary.not_run:
         raise SystemExit(1)
+
+
+def _landed(shard: Path, repo_root: Path) -> str:
+    """Where the run landed and what that makes it: this machine's (local) or the project's."""
+    from portability_data.runner.spec import LOCAL_SOURCE
+
+    where = shard.relative_to(repo_root)
+    if shard.parent.name == LOCAL_SOURCE:
+        return (
+            f"-> {where} (source local: this machine's run; `dvc repro` sets it beside the project's "
+            "in the report, never pooled with them)"
+        )
+    return f"-> {where} (source {shard.parent.name}: the project's own data; commit it with its runs row)"
 
 
 def cmd_run_stage(args: argparse.Namespace) -> None:
@@ -319,11 +358,22 @@ def cmd_submission_package(args: argparse.Namespace) -> None:
 
 
 def cmd_submission_check(args: argparse.Namespace) -> None:
-    from portability_data.dataset.submission.check import check_submission
+    from portability_data.dataset.submission.check import branch_files, check_submission
     from portability_data.dataset.submission.files import SubmissionError
 
+    paths = list(args.paths)
     try:
-        report = check_submission(args.paths, args.root, args.base)
+        if not paths and args.base is None:
+            raise SubmissionError(
+                "nothing to check: give the files (shards, runs rows) or the submission folder, or "
+                "--base <target branch> to check every shard your branch adds"
+            )
+        if not paths:
+            paths = [args.root / found for found in branch_files(args.root, args.base)]
+            print(
+                f"{len(paths)} shard(s) and runs row(s) added or changed against {args.base}", file=sys.stderr
+            )
+        report = check_submission(paths, args.root, args.base)
     except SubmissionError as exc:
         raise SystemExit(f"error: {exc}") from None
     if report.problems:
@@ -406,8 +456,12 @@ def cmd_dataset_build(args: argparse.Namespace) -> None:
 def cmd_dataset_card(args: argparse.Namespace) -> None:
     from portability_data.dataset.folder import sync_card
 
-    changed = sync_card(Path("DATASET_CARD.md"))
-    print("DATASET_CARD.md " + ("updated" if changed else "already up to date"))
+    version = str(load_params(args.params)["dataset"]["version"])
+    try:
+        changed = sync_card(Path("DATASET_CARD.md"), version)
+    except ValueError as exc:
+        raise SystemExit(f"error: {exc}") from None
+    print("DATASET_CARD.md " + (f"updated (version {version})" if changed else "already up to date"))
 
 
 def cmd_dataset_publish(args: argparse.Namespace) -> None:

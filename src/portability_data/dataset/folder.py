@@ -7,6 +7,7 @@ keeps its type. `build` writes the folder's metadata, `loader` reads tables back
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -140,13 +141,31 @@ def tables_section() -> str:
     return "\n".join(lines)
 
 
-def sync_card(card_source: Path) -> bool:
-    """Rewrite the card's generated table section; True when the file changed."""
+# The card's dataset version, between markers a Markdown viewer hides: DATASET_CARD.md shows the
+# version it was last synced to (`portability dataset card`), data/README.md the bare version.
+VERSION_MARK = re.compile(r"<!-- version -->(.*?)<!-- /version -->")
+
+
+def card_version(text: str) -> str | None:
+    """The dataset version the card shows (None where it has no version marker)."""
+    found = VERSION_MARK.search(text)
+    return found.group(1) if found else None
+
+
+def sync_card(card_source: Path, version: str) -> bool:
+    """Rewrite the card's generated parts, its table section and the version it shows (params.yaml's
+    dataset.version); True when the file changed."""
     from portability_data.tables.atomic import atomic_write_bytes
 
     text = Path(card_source).read_text(encoding="utf-8")
+    if VERSION_MARK.search(text) is None:
+        raise ValueError(
+            f"{card_source}: no version marker; write `<!-- version -->{version}<!-- /version -->` where "
+            "the card names the dataset's version"
+        )
     start, end = text.index(TABLES_START), text.index(TABLES_END) + len(TABLES_END)
     updated = text[:start] + tables_section() + text[end:]
+    updated = VERSION_MARK.sub(f"<!-- version -->{version}<!-- /version -->", updated)
     if updated != text:
         atomic_write_bytes(Path(card_source), updated.encode())
     return updated != text
@@ -154,7 +173,7 @@ def sync_card(card_source: Path) -> bool:
 
 def render_readme(card_source: Path, version: str, data_dir: Path | None = None) -> str:
     """data/README.md: the YAML header, then DATASET_CARD.md with the version filled in."""
-    body = Path(card_source).read_text(encoding="utf-8").replace("{{version}}", version)
+    body = VERSION_MARK.sub(version, Path(card_source).read_text(encoding="utf-8"))
     return f"---\n{card_metadata(version, data_dir).to_yaml()}\n---\n\n{body}"
 
 

@@ -3,6 +3,10 @@
 `datasets` caches a local folder by its README globs, not by the files, so a new shard would be
 invisible to a cached load; `load_dataset` here passes the resolved file list (with sizes and
 modification times) so that any new or changed file gives a new cache entry.
+
+By default it reads the data/ of the checkout this package was installed from (`pip install -e`),
+wherever it is called from and whatever the clone's folder is named: `datasets.load_dataset(
+"portability", ...)` finds a checkout by its folder's name in the current directory, this does not.
 """
 
 from __future__ import annotations
@@ -24,17 +28,63 @@ def fingerprint(files: list[Path]) -> str:
     return digest.hexdigest()[:16]
 
 
+class _InstalledCheckout:
+    """The default `data_dir`: the data/ folder of the checkout this package was installed from."""
+
+    def __repr__(self) -> str:
+        return "<the data/ of the checkout portability_data was installed from>"
+
+
+CHECKOUT = _InstalledCheckout()
+
+
+def installed_checkout() -> Path | None:
+    """The checkout this package runs from (src/portability_data/ under it, beside pyproject.toml),
+    or None where it was installed as a wheel and carries no checkout."""
+    root = Path(__file__).resolve().parents[3]  # <checkout>/src/portability_data/dataset/loader.py
+    is_checkout = (root / "pyproject.toml").is_file() and (root / "src" / "portability_data").is_dir()
+    return root if is_checkout else None
+
+
+def dataset_folder(data_dir: str | os.PathLike[str] | _InstalledCheckout) -> Path:
+    """The dataset folder to read: `data_dir` as given (relative to the current directory), or the
+    installed checkout's data/; a folder that is not there is refused with what to pass instead."""
+    if not isinstance(data_dir, _InstalledCheckout):
+        folder = Path(data_dir)
+        if not folder.is_dir():
+            raise FileNotFoundError(
+                f"{folder.resolve()}: no such dataset folder; pass the data/ folder of a checkout "
+                '(data_dir="<checkout>/data"), or leave data_dir out to read the checkout this package '
+                "was installed from"
+            )
+        return folder
+    root = installed_checkout()
+    if root is None:
+        raise FileNotFoundError(
+            f"portability_data is installed at {Path(__file__).resolve().parents[1]}, not from a checkout "
+            "(a wheel carries no data): install it from a clone (`pip install -e <clone>`), pass "
+            'data_dir="<clone>/data", or read the Hub copy with data_dir=None'
+        )
+    if not (root / "data").is_dir():
+        raise FileNotFoundError(
+            f"{root}: the checkout portability_data was installed from has no data/ folder; restore it "
+            f'(`git -C {root} checkout -- data`) or pass data_dir="<another checkout>/data"'
+        )
+    return root / "data"
+
+
 def load_dataset(
     config: str = DEFAULT_CONFIG,
     revision: str | None = None,
     *,
-    data_dir: str | os.PathLike[str] | None = "data",
+    data_dir: str | os.PathLike[str] | _InstalledCheckout | None = CHECKOUT,
     repo_id: str = HUB_REPO_ID,
     split: str = "train",
     cache_dir: str | None = None,
 ) -> Any:
-    """One table as a `datasets.Dataset`: from a local dataset folder (default `data`, offline),
-    or from the Hub (`data_dir=None`), pinned to `revision` (a release tag such as v0.1.0).
+    """One table as a `datasets.Dataset`: from a local dataset folder (by default the data/ of
+    the checkout this package was installed from, wherever it is called; offline), or from the
+    Hub (`data_dir=None`), pinned to `revision` (a release tag such as v0.1.0).
 
     Locally the files are resolved here and handed over with the declared features; the cache
     entry is keyed on their fingerprint, so a shard added since the last load is always seen.
@@ -45,14 +95,15 @@ def load_dataset(
         raise ValueError(f"unknown config {config!r}; known configs: {', '.join(CONFIG_FILES)}")
     if data_dir is None:
         return datasets.load_dataset(repo_id, config, revision=revision, split=split, cache_dir=cache_dir)
-    folder = Path(data_dir)
+    folder = dataset_folder(data_dir)
     if revision is not None:
         folder = _checkout_revision(folder, revision)
     files = files_of(folder, config)
     if not files:
         raise FileNotFoundError(
-            f"{folder}: no files for config {config!r} ({CONFIG_FILES[config]}); "
-            "run `dvc repro` or `portability dataset build` first"
+            f"{folder.resolve()}: no {config!r} files ({CONFIG_FILES[config]}) in this dataset folder"
+            + (f" at {revision}" if revision is not None else "")
+            + "; the pipeline makes them (`dvc repro` in the checkout), or pass the data_dir that holds them"
         )
     from portability_data.tables.tableio import read_file
 

@@ -33,11 +33,11 @@ from portability_data.pipeline.run_stage import (
 )
 from portability_data.runner.census_rows import manifest_paths
 from portability_data.runner.provenance import cpu_model
-from portability_data.runner.spec import Paths, RunSpec
+from portability_data.runner.spec import LOCAL_SOURCE, Paths, RunSpec
 from portability_data.runner.supervisor import run
 from portability_data.tables.contracts import FRAMEWORKS
 
-SOURCE = "local"
+SOURCE = LOCAL_SOURCE
 
 # Printed by a child interpreter per framework: the devices the framework can run on here. A child,
 # so that importing three frameworks (and their device runtimes) never happens in one process.

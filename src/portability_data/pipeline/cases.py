@@ -20,6 +20,7 @@ from typing import Any
 import pandas as pd
 
 from portability_data.runner.case_rows import (
+    CASE_ROW_VERSION,
     QUALIFIED_NAME,
     CaseRowError,
     RowProblem,
@@ -531,7 +532,7 @@ def scaffold(
     row_path.parent.mkdir(parents=True, exist_ok=True)
     row_path.write_text(
         ROW_TEMPLATE.format(
-            version=SCHEMA_VERSION,
+            version=CASE_ROW_VERSION,
             case_id=case_id,
             framework=framework,
             function=function,

@@ -93,7 +93,7 @@ from portability_data.tables.atomic import atomic_write_bytes
 SOURCE_MEANING = {
     STUDY: "the study's raw data (2023)",
     "portability": "this project's runs",
-    "local": "your own machine, measured by `portability bench`",
+    "local": "this machine's runs (`portability bench`, `portability run`), beside the others, never pooled",
 }
 
 

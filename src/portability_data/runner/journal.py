@@ -151,11 +151,11 @@ def resume_state(run_id: str, paths: Paths) -> RunState:
         raise RunError(
             f"no journal for run {run_id!r} at {path}; list journals with `ls {paths.journal_dir}`"
         )
-    if (paths.results_dir / "portability" / f"{run_id}.parquet").exists():
-        raise RunError(f"run {run_id} already finished: its shard exists; nothing to resume")
     journal = Journal(path)
     header, rows = journal.read()
     spec = RunSpec(**{**header["spec"], "cases": tuple(header["spec"].get("cases", ()))})
+    if (paths.results_dir / spec.source / f"{run_id}.parquet").exists():  # the run's own source
+        raise RunError(f"run {run_id} already finished: its shard exists; nothing to resume")
     state = RunState(
         spec,
         header["run_id"],

@@ -18,7 +18,12 @@ from portability_data.runner.case_rows import load_rows
 from portability_data.runner.census_rows import census_rows
 from portability_data.tables import contracts
 
+# Who a run's shard belongs to (data/results/<source>/): the project's own measurements of the
+# committed settings (the run stage, or a maintainer's `portability run --source portability`), or
+# this machine's (`portability bench`, and `portability run` by default), never pooled with them.
 SOURCE = "portability"
+LOCAL_SOURCE = "local"
+RUN_SOURCES = (LOCAL_SOURCE, SOURCE)
 SUITES = contracts.SUITES
 
 

@@ -166,6 +166,27 @@ class BaseRevision:
         self.paths = set(listed.split())
 
 
+def branch_files(repo_root: Path, base: str) -> list[str]:
+    """The shards and runs rows (paths relative to the root) the branch adds or changes against
+    `base`, from where it branched off, committed or not, and the untracked ones: what a pull
+    request would bring (a deleted shard is found by the check itself)."""
+    try:
+        commit = git_output(repo_root, "rev-parse", "--verify", "--quiet", f"{base}^{{commit}}").strip()
+    except SubmissionError:
+        raise SubmissionError(
+            f"--base {base} is not a commit of {repo_root}; fetch it (`git fetch origin`) or name the "
+            "pull request's target branch"
+        ) from None
+    with contextlib.suppress(SubmissionError):  # unrelated histories: compare with the base itself
+        commit = git_output(repo_root, "merge-base", commit, "HEAD").strip() or commit
+    folders = ("data/results", "data/runs")
+    changed = git_output(
+        repo_root, "diff", "--name-only", "--no-renames", "--diff-filter=ACMT", commit, "--", *folders
+    )
+    untracked = git_output(repo_root, "ls-files", "--others", "--exclude-standard", "--", *folders)
+    return sorted({p for p in [*changed.split(), *untracked.split()] if p.endswith(".parquet")})
+
+
 def check_submission(paths: Sequence[Path], repo_root: Path, base: str | None = None) -> CheckReport:
     """Check the shards and runs rows a pull request adds (or a submission folder) against the
     repository at `repo_root`; `base` (the target revision) also refuses changed or deleted shards."""
