@@ -347,3 +347,50 @@ def test_a_device_type_the_study_never_ran_is_named_so(data: Path, tmp_path: Pat
     )
     _, lines = _summary_lines(markdown)
     assert len(lines) <= SUMMARY_MAX_LINES
+
+
+V2 = ("mince2023", "torch", "1.12.0", "tpu", "TPU v2-8", "eager")
+OURS_XLA = ("portability", "torch", "2.9.0", "xla", "XLA CPU (PJRT)", "eager")
+
+
+def test_a_then_now_comparison_reads_one_study_machine_for_every_number(data: Path, tmp_path: Path) -> None:
+    """The study timed TPU v2-8 on more functions than TPU v3-8 but published outcomes for v3-8 only;
+    against v3-8 our xla device is 10x faster, against v2-8 10x slower. The outcome counts, the
+    latency rows and the summary's ratio must all be against v3-8 (a mix reads 10x)."""
+    functions = [f"torch.f{i}" for i in range(1, 5)]
+    outcomes = [_outcome(OURS_XLA, fn, "success") for fn in functions]
+    latencies = [_latency(V3, fn, 10.0) for fn in functions[:2]]  # fewer timed rows than v2-8
+    latencies += [_latency(V2, fn, 0.1) for fn in functions]
+    latencies += [_latency(OURS_XLA, fn, 1.0) for fn in functions]
+    write_table("outcomes", pd.DataFrame(outcomes), data / "outcomes" / "xla.parquet")
+    write_table("latencies", pd.DataFrame(latencies), data / "latencies" / "xla.parquet")
+    tables = build(load_inputs(data))[1]
+    now = "portability · torch 2.9.0 · XLA CPU (PJRT) · eager"
+    changes = tables["then_now_changes"]
+    then_labels = set(changes.loc[changes["now_setting"] == now, "then_setting"])
+    assert len(then_labels) == 1 and "TPU v3-8" in then_labels.pop()
+    moves = tables["then_now_latency"]
+    moves = moves[moves["now_setting"] == now]
+    assert set(moves["then_setting"]) == set(changes.loc[changes["now_setting"] == now, "then_setting"])
+    assert sorted(moves["function"]) == functions[:2]
+    summary = tables["summary_then_now"].set_index("now_setting")
+    assert summary.loc[now, "median_ratio_now_vs_then"] == pytest.approx(0.1)
+    assert summary.loc[now, "latency_n_functions"] == 2
+    out = tmp_path / "reports"
+    run_report(data, out, out / "metrics.json")
+    cell = _grid((out / "report.md").read_text(), "Then vs now").loc[
+        "torch", "portability · XLA CPU (PJRT) · eager"
+    ]
+    assert cell.startswith("1.12.0 on TPU v3-8 → 2.9.0:") and cell.endswith("latency now/then 0.100× (n=2)")
+
+
+def test_a_latency_summary_of_another_study_machine_is_not_merged(tables: dict[str, pd.DataFrame]) -> None:
+    """The headline joins latency to outcomes on the study machine too: a latency summary row whose
+    then_setting differs from the outcomes' is left out, not shown under the outcomes' label."""
+    from portability_data.report.summary import then_now_headline
+
+    moves = tables["then_now_latency_summary"].copy()
+    assert len(moves)
+    moves["then_setting"] = "mince2023 · torch 1.12.0 · another machine · eager"
+    headline = then_now_headline(tables["then_now_summary"], moves)
+    assert headline["median_ratio_now_vs_then"].isna().all()

@@ -121,10 +121,12 @@ def then_now_headline(changes: pd.DataFrame, moves: pd.DataFrame) -> pd.DataFram
         .astype(int)
     )
     if len(moves):
-        latency = moves[["now_key", "now_version", "n_functions", "median_ratio_now_vs_then"]].rename(
-            columns={"n_functions": "latency_n_functions"}
-        )
-        table = table.merge(latency, on=["now_key", "now_version"], how="left")
+        # on the setting and the study machine both: a latency read against another machine than
+        # the outcomes' is not this comparison's (it stays empty instead)
+        latency = moves[
+            ["now_key", "now_version", "then_setting", "n_functions", "median_ratio_now_vs_then"]
+        ].rename(columns={"n_functions": "latency_n_functions"})
+        table = table.merge(latency, on=["now_key", "now_version", "then_setting"], how="left")
     else:
         table = table.assign(latency_n_functions=np.nan, median_ratio_now_vs_then=np.nan)
     return table[columns].reset_index(drop=True)

@@ -106,7 +106,7 @@ def then_now(inputs: Inputs, primary: dict[tuple, str]) -> tuple[pd.DataFrame, p
         here = newer[(newer[SETTING_KEYS] == pd.Series(setting, index=SETTING_KEYS)).all(axis=1)]
         then_device = STUDY_DEVICE_OF.get(device, device)
         then_model = _then_model(
-            study, framework, then_device, model, lambda f: (f["outcome"].isin(KNOWN)).sum()
+            study, framework, then_device, model, lambda f: (f["outcome"].isin(KNOWN)).sum(), primary
         )
         now_label = setting_label(*setting)
         then_rows = (
@@ -149,14 +149,14 @@ def then_now(inputs: Inputs, primary: dict[tuple, str]) -> tuple[pd.DataFrame, p
                     **key,
                 }
             )
-        lat_model = _then_model(study_lat, framework, then_device, model, len)
-        if not lat_model or newer_lat.empty:
+        # the latencies are read against the machine the outcomes were (one pair per comparison)
+        if not then_model or newer_lat.empty:
             continue
         now_lat = newer_lat[(newer_lat[SETTING_KEYS] == pd.Series(setting, index=SETTING_KEYS)).all(axis=1)]
         then_lat = study_lat[
             (study_lat["framework"] == framework)
             & (study_lat["device"] == then_device)
-            & (study_lat["device_model"] == lat_model)
+            & (study_lat["device_model"] == then_model)
         ]
         if then_lat.empty or now_lat.empty:
             continue
@@ -200,15 +200,26 @@ def _study_elsewhere(study: pd.DataFrame, primary: dict[tuple[str, str], str]) -
 
 
 def _then_model(
-    study: pd.DataFrame, framework: str, device: str, model: str, score: Callable[[pd.DataFrame], Any]
+    study: pd.DataFrame,
+    framework: str,
+    device: str,
+    model: str,
+    score: Callable[[pd.DataFrame], Any],
+    primary: dict[tuple[str, str], str],
 ) -> str | None:
-    """The study model to compare a newer run with: the same model where the study has data for it."""
+    """The one study machine a newer setting is compared with, for its outcomes and its latencies
+    alike: the same model where the study has data for it, else the study's primary model of the
+    device type where this framework has data on it, else the best-scored one. Choosing per number
+    compared TPU v3-8's outcomes with TPU v2-8's latencies under one label (issue 49)."""
     rows = study[(study["framework"] == framework) & (study["device"] == device)] if len(study) else study
     if rows.empty:
         return None
     scores = {m: int(score(group)) for m, group in rows.groupby("device_model")}
     if scores.get(model, 0) > 0:
         return model
+    chosen = primary.get((STUDY, device))
+    if scores.get(chosen, 0) > 0:
+        return chosen
     return sorted(scores.items(), key=lambda kv: (-kv[1], str(kv[0])))[0][0]
 
 
