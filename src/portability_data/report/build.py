@@ -18,7 +18,14 @@ from typing import Any
 
 import pandas as pd
 
-from portability_data.pipeline.aggregate import PAIR_KEYS, quiet_load_max, ratio_shares, summary_tables
+from portability_data.pipeline.aggregate import (
+    PAIR_KEYS,
+    quiet_load_max,
+    ratio_shares,
+    summary_tables,
+    supersede,
+)
+from portability_data.pipeline.aggregate_quiet import BASIS_COLUMNS, latency_basis
 from portability_data.report.census import census_section
 from portability_data.report.declared_support import declared_section
 from portability_data.report.figures import (
@@ -148,6 +155,23 @@ def _plot_csvs(tables: dict[str, pd.DataFrame]) -> dict[str, pd.DataFrame]:
     }
 
 
+def quiet_repeats(inputs: Inputs) -> pd.DataFrame:
+    """Per setting of our pooled runs: the quiet repeats its latencies rest on (aggregate_quiet),
+    with the then/now key (now_key, now_version) the headline joins on."""
+    if inputs.results is None or inputs.results.empty:
+        return pd.DataFrame(columns=[*BASIS_COLUMNS, "now_key", "now_version"])
+    pooled, _ = supersede(inputs.results, inputs.runs, quiet_load_max=inputs.quiet_load_max)
+    basis = latency_basis(pooled, inputs.runs, inputs.quiet_load_max)
+    basis["now_key"] = [
+        f"{source}/{framework}/{slug(model)}/{mode}"
+        for source, framework, model, mode in basis[
+            ["source", "framework", "device_model", "mode"]
+        ].itertuples(index=False)
+    ]
+    basis["now_version"] = basis["framework_version"]
+    return in_reading_order(basis)
+
+
 def build(inputs: Inputs) -> tuple[list[Section], dict[str, pd.DataFrame], dict[str, bytes], dict[str, Any]]:
     """Every table, figure and metric of the report from the input tables."""
     outcomes, latencies = inputs.outcomes, inputs.latencies
@@ -184,8 +208,9 @@ def build(inputs: Inputs) -> tuple[list[Section], dict[str, pd.DataFrame], dict[
     tables["compiler_reach"] = compiler_reach(tables["executions"])
     tables["summary_failing"] = failing_summary(outcomes, primary)
     tables["summary_slowdown"] = slowdown_summary(tables["cross_device_shares"], cross_functions)
+    tables["latency_basis"] = quiet_repeats(inputs)
     tables["summary_then_now"] = then_now_headline(
-        tables["then_now_summary"], tables["then_now_latency_summary"]
+        tables["then_now_summary"], tables["then_now_latency_summary"], tables["latency_basis"]
     )
     tables["summary_compiled"] = compiled_summary(tables["executions"], outcomes)
     images: dict[str, bytes] = {}
@@ -356,8 +381,13 @@ def _sections(tables: dict[str, pd.DataFrame], scatter_names: list[str]) -> list
             LATENCY_TITLE,
             "Per-function latency on one device against another over the subtests that passed and were "
             "timed on both (the study's procedure; ratio = device / reference, reference GPU, then CPU). "
-            "Scatter plots use each device type's primary model; the share table lists every pair.",
+            "Scatter plots use each device type's primary model; the share table lists every pair. "
+            "Latencies come from quiet runs only: a run whose own measure says other work shared the "
+            "cores counts for outcomes, never for latencies; runs that overlapped in time are one "
+            "repeat. 'Quiet repeats per setting' says what each of our settings' latencies rest on "
+            "(latencies_from 'none: no quiet run': that setting has no latency).",
             [
+                ("Quiet repeats per setting", cols("latency_basis", hidden)),
                 ("Faster on which device, primary models", cols("cross_device_shares")),
                 ("Faster on which device, every device pair", cols("slowdown_shares")),
                 (

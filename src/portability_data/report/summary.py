@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 
 from portability_data.pipeline.aggregate import PAIR_KEYS
+from portability_data.pipeline.aggregate_quiet import NONE_QUIET, QUIET
 from portability_data.report.inputs import (
     DEVICE_ORDER,
     FAILING,
@@ -96,9 +97,12 @@ def slowdown_summary(cross_shares: pd.DataFrame, cross_functions: pd.DataFrame) 
     return table[columns].reset_index(drop=True)
 
 
-def then_now_headline(changes: pd.DataFrame, moves: pd.DataFrame) -> pd.DataFrame:
+def then_now_headline(
+    changes: pd.DataFrame, moves: pd.DataFrame, basis: pd.DataFrame | None = None
+) -> pd.DataFrame:
     """Per newer setting: the change counts against the study (same device type) beside the median
-    latency ratio now / then (from the two then-and-now summary tables)."""
+    latency ratio now / then (from the two then-and-now summary tables) and, from the latency basis
+    (report.build.quiet_repeats), the quiet repeats the newer latency rests on."""
     columns = [
         "framework",
         "now_setting",
@@ -112,6 +116,8 @@ def then_now_headline(changes: pd.DataFrame, moves: pd.DataFrame) -> pd.DataFram
         "removed",
         "latency_n_functions",
         "median_ratio_now_vs_then",
+        "n_quiet_repeats",
+        "latencies_from",
     ]
     if changes.empty:
         return pd.DataFrame(columns=columns)
@@ -129,6 +135,13 @@ def then_now_headline(changes: pd.DataFrame, moves: pd.DataFrame) -> pd.DataFram
         table = table.merge(latency, on=["now_key", "now_version", "then_setting"], how="left")
     else:
         table = table.assign(latency_n_functions=np.nan, median_ratio_now_vs_then=np.nan)
+    if basis is not None and len(basis):
+        quiet = basis[["now_key", "now_version", "n_quiet_repeats", "latencies_from"]]
+        table = table.merge(
+            quiet.drop_duplicates(["now_key", "now_version"]), on=["now_key", "now_version"], how="left"
+        )
+    else:
+        table = table.assign(n_quiet_repeats=np.nan, latencies_from=None)
     return table[columns].reset_index(drop=True)
 
 
@@ -229,11 +242,20 @@ def summary_headlines(tables: dict[str, pd.DataFrame]) -> list[Headline]:
             outcome = "no study outcome on this device"
         if r.removed:
             outcome += f", {r.removed} removed"
-        latency = (
-            f"; latency now/then {_times(r.median_ratio_now_vs_then)} (n={int(r.latency_n_functions)})"
-            if r.median_ratio_now_vs_then == r.median_ratio_now_vs_then
+        repeats = (
+            f", {int(r.n_quiet_repeats)} quiet repeat{'s' if r.n_quiet_repeats != 1 else ''}"
+            if r.latencies_from == QUIET
             else ""
         )
+        if r.latencies_from == NONE_QUIET:
+            latency = "; latency: none (no quiet run)"
+        elif r.median_ratio_now_vs_then == r.median_ratio_now_vs_then:
+            latency = (
+                f"; latency now/then {_times(r.median_ratio_now_vs_then)} "
+                f"(n={int(r.latency_n_functions)}{repeats})"
+            )
+        else:
+            latency = ""
         cells.setdefault((r.framework, column), []).append(f"{then_text} → {version}: {outcome}{latency}")
     then_now_grid = _grid(cells, sorted(order, key=order.get), _frameworks_in(changes))
 
@@ -272,7 +294,9 @@ def summary_headlines(tables: dict[str, pd.DataFrame]) -> list[Headline]:
         Headline(
             "Then vs now",
             "the study's version (and machine) → ours on the same device type: what became of each "
-            "function's outcome, and the median latency ratio now / then (below 1× = faster now).",
+            "function's outcome, and the median latency ratio now / then against that same machine "
+            "(below 1× = faster now), with the quiet repeats ours rests on (runs that shared the cores "
+            "count for outcomes, never for latencies).",
             THEN_NOW_TITLE,
             then_now_grid,
         ),
