@@ -435,8 +435,8 @@ def test_the_report_counts_a_function_failing_only_on_what_it_declares() -> None
     api = pd.DataFrame(
         {
             "framework": "torch",
-            "qualified_name": ["torch.abs", "torch.cos", "torch.sin", "torch.tan"],
-            "kind": "function",
+            "qualified_name": ["torch.abs", "torch.cos", "torch.sin", "torch.tan", "torch.nn.Module"],
+            "kind": ["function", "function", "method", "function", "class"],
         }
     )
     calls = {"torch.abs": 100, "torch.cos": 50, "torch.sin": 10, "torch.tan": 40}
@@ -449,11 +449,9 @@ def test_the_report_counts_a_function_failing_only_on_what_it_declares() -> None
         }
     )
     covered = coverage(matrix, api, frequencies).iloc[0]
-    assert (covered["measured_functions"], covered["pct_of_public"], covered["pct_of_calls"]) == (
-        3,
-        75.0,
-        80.0,
-    )
+    assert (covered["measured_names"], covered["pct_of_public"], covered["pct_of_calls"]) == (3, 60.0, 80.0)
+    split = ["public_names", "public_functions", "public_classes", "public_methods"]
+    assert covered[split].tolist() == [5, 3, 1, 1]  # every name counted once, by its kind
     outcomes = pd.DataFrame(
         [
             {

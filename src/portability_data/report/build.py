@@ -188,7 +188,7 @@ def build(inputs: Inputs) -> tuple[list[Section], dict[str, pd.DataFrame], dict[
     tables: dict[str, pd.DataFrame] = {
         **summary,
         "settings": settings_overview(outcomes, latencies, primary),
-        "sample_coverage": sample_coverage(outcomes, samples),
+        "sample_coverage": sample_coverage(outcomes, samples, inputs.census),
         "cross_device_shares": rows_of_pairs(summary["slowdown_shares"], cross),
         "cross_device_functions": cross_functions,
         "generation_shares": gen_shares,
@@ -303,8 +303,9 @@ def _sections(tables: dict[str, pd.DataFrame], scatter_names: list[str]) -> list
             "with a known outcome (the study published failure reports only for its main machines, so its "
             "A100, TPU v2-8 and most CPU runs have timings but no outcome), and functions timed. "
             "'primary_model' marks the model that stands for its device type in cross-device figures. "
-            "Sample coverage: sampled functions (replaced ones left out) with outcome rows; the rest "
-            "were not run or are spelled differently.",
+            "Sample coverage: sampled functions (replaced ones left out) measured by a curated case "
+            "(outcome rows), by the census (support matrix rows) and by either; the rest were not run "
+            "or are spelled differently.",
             [("Settings", cols("settings")), ("Sample coverage", cols("sample_coverage"))],
             [],
         ),

@@ -71,7 +71,14 @@ SUPPORT_MATRIX = _schema(
         ),
         _field("samples", _i64, True, "samples run (null: the generator raised before any ran)"),
         _field("samples_failed", _i64, True, "samples that raised or left the tolerance"),
-        _field("oracle", _str, True, "reference (NumPy), eager, cpu or none"),
+        _field(
+            "oracle",
+            _str,
+            True,
+            "reference (the entry's own reference function: an OpInfo's ref, upstream's reference "
+            "function for a ModuleInfo entry, TensorFlow's mapped reference), numpy, numpy_32bit, "
+            "scipy, eager, cpu or none",
+        ),
         _field("max_abs_error", _f64, True, "largest absolute deviation from the oracle"),
         _field("max_rel_error", _f64, True, "largest relative deviation from the oracle"),
         _field("error_type", _str, True, "the first failing sample's exception"),
