@@ -394,3 +394,66 @@ def test_a_latency_summary_of_another_study_machine_is_not_merged(tables: dict[s
     moves["then_setting"] = "mince2023 · torch 1.12.0 · another machine · eager"
     headline = then_now_headline(tables["then_now_summary"], moves)
     assert headline["median_ratio_now_vs_then"].isna().all()
+
+
+def test_the_report_opens_with_findings_each_a_number_with_its_setting_and_a_linked_table(
+    rendered: tuple[str, str], tables: dict[str, pd.DataFrame]
+) -> None:
+    """The first lines under the title are the headline findings (the study's question first), each
+    linking to a table that exists in both renderings, each number one of that table's cells."""
+    markdown, page = rendered
+    lines = markdown.splitlines()
+    opening = lines[2 : lines.index("## Summary")]
+    bullets = [line for line in opening if line.startswith("- ")]
+    assert [b.split("**")[1] for b in bullets] == [
+        "Then (2023, the study):",
+        "Now (newer runs):",
+        "Then vs now:",
+    ]
+    assert lines[2] == bullets[0]  # nothing before the findings
+    ids = set(re.findall(r"id='([^']+)'", page))
+    anchors = _github_anchors(markdown)
+    for bullet in bullets:
+        links = re.findall(r"\]\(#([^)]+)\)", bullet)
+        assert links, bullet
+        assert all(link in anchors and link in ids for link in links), (bullet, links)
+    failing = tables["summary_failing"].set_index(["source", "device", "device_model", "mode"])
+    t4 = failing.loc[("mince2023", "gpu", "T4", "eager"), "pct_failing"]
+    v3 = failing.loc[("mince2023", "tpu", "TPU v3-8", "eager"), "pct_failing"]
+    assert f"{t4:.1f}% of functions failing on the T4 (gpu) → {v3:.1f}% on the TPU v3-8" in bullets[0]
+    assert "0.0% of 3 functions failing on RTX 4090 (gpu), 2.5.0, against 50.0% of 2 on the CPU" in bullets[1]
+    assert "<li><strong>Then (2023, the study):</strong>" in page
+    assert page.index("<li><strong>Then (2023") < page.index("<h2 id='summary'>")
+
+
+def test_findings_name_a_setting_without_quiet_latency(tables: dict[str, pd.DataFrame]) -> None:
+    """A newer device setting whose runs were all contended has no latency, and the opening says so."""
+    from portability_data.report.findings import findings
+
+    headline = tables["summary_then_now"].copy()
+    row = headline.iloc[[0]].assign(
+        now_device="xla",
+        now_setting="portability · torch 2.9.0 · XLA CPU (PJRT) · compiled",
+        then_setting="mince2023 · torch 1.12.0 · TPU v3-8 · eager",
+        latencies_from="none: no quiet run",
+    )
+    sentences = findings({**tables, "summary_then_now": row}, None)
+    then_vs_now = next(s for s in sentences if s.startswith("**Then vs now:**"))
+    assert "PyTorch compiled against the study's TPU v3-8" in then_vs_now
+    assert "no latency: no quiet run of ours" in then_vs_now and "now/then" not in then_vs_now
+    census = {
+        "functions": 1644,
+        "pairs": 26340,
+        "moves": [
+            {
+                "framework": "torch",
+                "mode": "eager",
+                "device": "xla",
+                "functions_both": 736,
+                "functions_lost": 456,
+            }
+        ],
+    }
+    last = findings(tables, census)[-1]
+    assert last.startswith("**The census** ran 1,644 functions in 26,340 function × dtype pairs")
+    assert "PyTorch eager on xla: 456 of 736 functions lose a dtype that works on the CPU" in last

@@ -35,6 +35,7 @@ from portability_data.report.figures import (
     fig_then_now_outcomes,
     fig_top20,
 )
+from portability_data.report.findings import findings
 from portability_data.report.host_fallback import host_fallback_section
 from portability_data.report.inputs import (
     DEVICE_ORDER,
@@ -288,7 +289,7 @@ def _sections(tables: dict[str, pd.DataFrame], scatter_names: list[str]) -> list
         frame = in_reading_order(tables.get(name, pd.DataFrame()))
         return frame.drop(columns=[c for c in drop if c in frame.columns]) if len(frame.columns) else frame
 
-    hidden = ("now_key", "now_version")
+    hidden = ("now_key", "now_version", "now_device")
     changes = cols("then_now_changes", hidden)
     interesting = (
         changes[changes["change"].isin(["fixed", "broke", "removed", "still_failing"])]
@@ -496,7 +497,7 @@ def run_report(
         "every table names its source, framework version, device model and mode. Method (Mince et al. "
         "2023, continued): [docs/METHOD.md](../docs/METHOD.md)."
     )
-    markdown, page = render(sections, images, intro)
+    markdown, page = render(sections, images, intro, findings(tables, census[1] if census else None))
     atomic_write_bytes(out_dir / "report.md", markdown.encode())
     atomic_write_bytes(out_dir / "report.html", page.encode())
     plots = out_dir / "plots"

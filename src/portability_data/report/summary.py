@@ -106,6 +106,7 @@ def then_now_headline(
     columns = [
         "framework",
         "now_setting",
+        "now_device",
         "then_setting",
         "n_compared",
         "fixed",
