@@ -617,7 +617,7 @@ def test_an_entry_the_installed_wheel_lacks_is_listed_not_in_wheel_never_failed(
     summary = status_summary(matrix).iloc[0]
     counted = ("works", "not_in_wheel", "faults", "functions_failing_claimed", "functions_failing_any")
     assert [summary[column] for column in counted] == [1, 1, 0, 0, 0]
-    assert coverage(matrix, None, None).iloc[0]["measured_functions"] == 1
+    assert coverage(matrix, None, None).iloc[0]["measured_names"] == 1
 
 
 def test_moving_off_the_cpu_counts_each_pair_by_what_the_device_did_to_it() -> None:
@@ -703,7 +703,7 @@ def test_a_failure_the_rules_now_put_on_the_harness_is_not_the_frameworks_in_any
     assert (summary.iloc[0]["lost"], summary.iloc[0]["not_compared"], len(lost)) == (0, 1, 0)
     assert crossframework(matrix).empty  # torch's xla row measured nothing: jax stands alone
     only_xla = matrix[matrix["device"] == "xla"]
-    assert coverage(only_xla, None, None).set_index("framework")["measured_functions"].to_dict() == {
+    assert coverage(only_xla, None, None).set_index("framework")["measured_names"].to_dict() == {
         "jax": 1,
         "torch": 0,
     }

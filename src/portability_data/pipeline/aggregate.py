@@ -98,7 +98,11 @@ from portability_data.pipeline.aggregate_outcomes import (
     removed_groups,
     unavailable_from_results,
 )
-from portability_data.pipeline.aggregate_quiet import contended_run_ids
+from portability_data.pipeline.aggregate_quiet import (
+    DEFAULT_QUIET_LOAD_MAX,
+    contended_run_ids,
+    quiet_load_max,
+)
 from portability_data.pipeline.aggregate_subtests import collect_subtests, repeats_per_run, supersede
 
 # report/build.py imports these from here (their homes are aggregate_summaries and frames).
@@ -123,8 +127,6 @@ __all__ = [
 ]
 
 log = logging.getLogger(__name__)
-
-DEFAULT_QUIET_LOAD_MAX = 1.5  # params.yaml aggregate.quiet_load_max where absent
 
 
 def without_census(results: pd.DataFrame) -> pd.DataFrame:
@@ -198,34 +200,6 @@ def aggregate(
         groups, repeats_per_run(runs, results), contended_run_ids(runs, quiet_load_max)
     )
     return compute_outcomes(groups, unavailable), latencies
-
-
-def quiet_load_max(params_path: Path = Path("params.yaml")) -> float | None:
-    """params.yaml aggregate.quiet_load_max: the host load average (per machine) at or below which
-    a run counts as quiet. DEFAULT_QUIET_LOAD_MAX where the file, section or key is absent (a bare
-    machine, older params); null turns the rule off; anything else is a ParamsError."""
-    import yaml
-
-    from portability_data.pipeline.params import ParamsError
-
-    try:
-        params = yaml.safe_load(Path(params_path).read_text(encoding="utf-8"))
-    except OSError:
-        return DEFAULT_QUIET_LOAD_MAX
-    except yaml.YAMLError as exc:
-        raise ParamsError(str(params_path), [f"not valid YAML: {exc}"]) from None
-    section = params.get("aggregate") if isinstance(params, dict) else None
-    if not isinstance(section, dict) or "quiet_load_max" not in section:
-        return DEFAULT_QUIET_LOAD_MAX
-    value = section["quiet_load_max"]
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
-        raise ParamsError(
-            str(params_path),
-            [f"aggregate.quiet_load_max: must be a load average >= 0 (or null: off), got {value!r}"],
-        )
-    return float(value)
 
 
 def _table_file(path: Path, table: str) -> Path:

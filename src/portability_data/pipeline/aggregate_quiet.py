@@ -11,6 +11,7 @@ are one repeat, not several independent ones.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pandas as pd
@@ -18,6 +19,7 @@ import pandas as pd
 from portability_data.pipeline.aggregate_subtests import SETTING, contention, host_load
 from portability_data.pipeline.frames import column_values, plain_frame
 
+DEFAULT_QUIET_LOAD_MAX = 1.5  # params.yaml aggregate.quiet_load_max where absent
 BASIS_COLUMNS = [
     *SETTING,
     "n_pooled_runs",
@@ -119,3 +121,31 @@ def latency_basis(
             }
         )
     return pd.DataFrame(rows, columns=BASIS_COLUMNS)
+
+
+def quiet_load_max(params_path: Path = Path("params.yaml")) -> float | None:
+    """params.yaml aggregate.quiet_load_max: the host load average (per machine) at or below which
+    a run counts as quiet. DEFAULT_QUIET_LOAD_MAX where the file, section or key is absent (a bare
+    machine, older params); null turns the rule off; anything else is a ParamsError."""
+    import yaml
+
+    from portability_data.pipeline.params import ParamsError
+
+    try:
+        params = yaml.safe_load(Path(params_path).read_text(encoding="utf-8"))
+    except OSError:
+        return DEFAULT_QUIET_LOAD_MAX
+    except yaml.YAMLError as exc:
+        raise ParamsError(str(params_path), [f"not valid YAML: {exc}"]) from None
+    section = params.get("aggregate") if isinstance(params, dict) else None
+    if not isinstance(section, dict) or "quiet_load_max" not in section:
+        return DEFAULT_QUIET_LOAD_MAX
+    value = section["quiet_load_max"]
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
+        raise ParamsError(
+            str(params_path),
+            [f"aggregate.quiet_load_max: must be a load average >= 0 (or null: off), got {value!r}"],
+        )
+    return float(value)

@@ -312,32 +312,11 @@ def _sections(tables: dict[str, pd.DataFrame], scatter_names: list[str]) -> list
         ),
         Section(
             RUNS_TITLE,
-            "A label is a claim, so every subtest of our runs records how it executed: eager; compiled "
-            "(the function under test went through the compiler as a whole: torch.compile with "
-            "fullgraph, jax.jit, tf.function(jit_compile=True)); graph_breaks (torch.compile split it); "
-            "eager_fallback (torch.compile made no graph and ran it eagerly); not_routed (compiled mode, "
-            "but the timed code did not go through the compiler). Compiled-mode outcomes and latencies "
-            "count only subtests that really compiled; the rest are counted in the outcomes table's "
-            "n_not_compiled. A failing subtest is re-run alone in a fresh worker before it counts; one "
-            "that passes there is order-dependent (counted as passed). pct_unclassified: failing rows "
-            "no rule of the rule table (src/portability_data/runner/rules/failures.yaml) classified; "
-            "failing rows are read with the current rule table, and n_reclassified counts those whose "
-            "reading (category, rule, subcategory) changed since their run: the results shards keep the "
-            "run-time reading. "
-            "host_load_max: the largest 1-minute load average of the host at a case start (the run's own "
-            "worker adds about 1; above 1.5 other work shared the cores, so its latencies are contended; "
-            "empty: runs before the runs table recorded it); it also counts the run's own compiler threads. "
-            "host_other_cpu_max: the most CPU work outside the run's own processes over a case, in cores "
-            "(above 0.5 other work competed; empty: runs before schema 6). "
-            "Through the compiler, per compiled setting: the active cases whose function under test went "
-            "through the compiler (a subtest ran compiled, with graph breaks or an eager fallback, or "
-            "failed on a compiler limitation), of all active cases and of the routable ones, those with a "
-            "compiled form (cases.no_compiled_form names why the others have none: their subtests are "
-            "not_routed by nature). "
-            "Superseded runs (made by an older harness or older case files, or contended beside a "
-            "quieter run of the same code: other work outside the run's processes above "
-            "aggregate.quiet_load_max - 1 cores where the run measured it, else a host load average above "
-            "aggregate.quiet_load_max of params.yaml) stay in the dataset but are not pooled.",
+            "How each of our runs executed, per setting: subtests eager or really compiled, failing rows "
+            "that no failure rule classifies (pct_unclassified: at most 5% in every setting), how busy "
+            "the host was (host_load_max, host_other_cpu_max: above 1.5 and 0.5 other work shared the "
+            "cores) and which runs were superseded. How these are counted: "
+            "[docs/METHOD.md, How our runs ran](../docs/METHOD.md#how-our-runs-ran).",
             [
                 ("Execution per setting", cols("executions", tuple(REACH_COLUMNS))),
                 ("Through the compiler, per compiled setting", tables.get("compiler_reach", pd.DataFrame())),

@@ -12,7 +12,7 @@ import pandas as pd
 from portability_data.pipeline.aggregate_quiet import NONE_QUIET, QUIET
 from portability_data.report.inputs import STUDY, model_label
 from portability_data.report.render import heading_anchor
-from portability_data.report.summary import _times
+from portability_data.report.summary import ratio_text
 
 FRAMEWORK_NAMES = {"torch": "PyTorch", "tensorflow": "TensorFlow", "jax": "JAX"}
 # The tables the sentences link to (their headings' anchors: report.build and report.census).
@@ -73,7 +73,7 @@ def _then(tables: dict[str, pd.DataFrame]) -> str | None:
         )
         if len(pair):
             row = pair.iloc[0]
-            text += f", median {_times(row['median_ratio'])} slower there (n={int(row['n_functions'])})"
+            text += f", median {ratio_text(row['median_ratio'])} slower there (n={int(row['n_functions'])})"
         parts.append(text)
     if not parts:
         return None
@@ -132,7 +132,7 @@ def _then_vs_now(tables: dict[str, pd.DataFrame]) -> str | None:
             quiet = (
                 f", {int(row['n_quiet_repeats'])} quiet repeats" if row.get("latencies_from") == QUIET else ""
             )
-            ratio = _times(row["median_ratio_now_vs_then"])
+            ratio = ratio_text(row["median_ratio_now_vs_then"])
             text += f", latency now/then {ratio} (n={int(row['latency_n_functions'])}{quiet})"
         parts.append(text)
     if not parts:

@@ -34,7 +34,7 @@ LATENCY_TITLE = "Latency across devices"
 THEN_NOW_TITLE = "Then and now: the study (2023) vs newer runs"
 
 
-def _times(ratio: float) -> str:
+def ratio_text(ratio: float) -> str:
     """A latency ratio with three significant digits and no exponent: 0.338×, 96.6×, 2,310×."""
     if ratio is None or not math.isfinite(ratio) or ratio <= 0:
         return "n/a"
@@ -219,7 +219,7 @@ def summary_headlines(tables: dict[str, pd.DataFrame]) -> list[Headline]:
         column = f"{r.source} · {model_label(r.device, r.device_model)} / {reference} · {r.mode}"
         order[column] = (*_column_order(r.source, r.device, r.device_model, r.mode), r.reference_device_model)
         cells.setdefault((r.framework, column), []).append(
-            f"{_times(r.median_ratio)} · {_times(r.worst_ratio)} (n={r.n_functions})"
+            f"{ratio_text(r.median_ratio)} · {ratio_text(r.worst_ratio)} (n={r.n_functions})"
         )
     slowdown_grid = _grid(cells, sorted(order, key=order.get), _frameworks_in(slowdown))
     paired = set(slowdown["source"]) if len(slowdown) else set()
@@ -252,7 +252,7 @@ def summary_headlines(tables: dict[str, pd.DataFrame]) -> list[Headline]:
             latency = "; latency: none (no quiet run)"
         elif r.median_ratio_now_vs_then == r.median_ratio_now_vs_then:
             latency = (
-                f"; latency now/then {_times(r.median_ratio_now_vs_then)} "
+                f"; latency now/then {ratio_text(r.median_ratio_now_vs_then)} "
                 f"(n={int(r.latency_n_functions)}{repeats})"
             )
         else:
