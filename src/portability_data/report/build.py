@@ -162,7 +162,8 @@ def quiet_repeats(inputs: Inputs) -> pd.DataFrame:
     if inputs.results is None or inputs.results.empty:
         return pd.DataFrame(columns=[*BASIS_COLUMNS, "now_key", "now_version"])
     pooled, _ = supersede(inputs.results, inputs.runs, quiet_load_max=inputs.quiet_load_max)
-    basis = latency_basis(pooled, inputs.runs, inputs.quiet_load_max)
+    ours = pooled[pooled["source"] != STUDY]  # the study's runs recorded no load: all unmeasured
+    basis = latency_basis(ours, inputs.runs, inputs.quiet_load_max)
     basis["now_key"] = [
         f"{source}/{framework}/{slug(model)}/{mode}"
         for source, framework, model, mode in basis[

@@ -95,7 +95,7 @@ def _now(tables: dict[str, pd.DataFrame]) -> str | None:
             continue
         device = model_label(row["device"], row["device_model"])
         if row["device"] == "xla":
-            device += " (torch_xla on XLA's CPU backend, not a TPU)"
+            device = "xla (torch_xla on XLA's CPU backend, not a TPU)"
         parts.append(
             f"{_name(row['framework'])} {row['mode']} ({row['source']}): {row['pct_failing']:.1f}% of "
             f"{row['n_known']} functions failing on {device}, {row['framework_version']}, against "
@@ -156,7 +156,7 @@ def _census(census: dict[str, Any] | None) -> str | None:
     if moves:
         text += "; moving off the CPU, " + "; ".join(
             f"{_name(m['framework'])} {m['mode']} on {m['device']}: {m['functions_lost']} of "
-            f"{m['functions_both']} functions lose a dtype that works on the CPU"
+            f"{m['functions_both']} functions lose at least one dtype that works on the CPU"
             for m in moves
         )
         text += f" ({_link('moves', MOVES_TABLE)})"

@@ -255,6 +255,8 @@ def summary_headlines(tables: dict[str, pd.DataFrame]) -> list[Headline]:
                 f"; latency now/then {ratio_text(r.median_ratio_now_vs_then)} "
                 f"(n={int(r.latency_n_functions)}{repeats})"
             )
+        elif r.latencies_from == QUIET:
+            latency = "; latency: none (no function of the study's timed in a quiet run)"
         else:
             latency = ""
         cells.setdefault((r.framework, column), []).append(f"{then_text} → {version}: {outcome}{latency}")
