@@ -5,6 +5,7 @@ and a column per setting, each linking to the section that details it (titles de
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -197,6 +198,57 @@ def _setting_column(source: str, device: str, model: str, mode: str) -> str:
     return f"{source} · {model_label(device, model)} · {mode}"
 
 
+THEN_NOW_COLUMNS = [
+    "framework", "then (study)", "now", "fixed", "broke", "still failing", "still work", "latency now/then",
+]  # fmt: skip
+
+
+def _latency_text(r: Any) -> str:
+    """A then/now row's latency cell: the median ratio with its n and quiet repeats, or why none."""
+    if r.latencies_from == NONE_QUIET:
+        return "none (no quiet run)"
+    if r.median_ratio_now_vs_then == r.median_ratio_now_vs_then:
+        repeats = (
+            f", {int(r.n_quiet_repeats)} quiet repeat{'s' if r.n_quiet_repeats != 1 else ''}"
+            if r.latencies_from == QUIET
+            else ""
+        )
+        return f"{ratio_text(r.median_ratio_now_vs_then)} (n={int(r.latency_n_functions)}{repeats})"
+    if r.latencies_from == QUIET:
+        return "none (no function of the study's timed in a quiet run)"
+    return "—"
+
+
+def then_now_rows(changes: pd.DataFrame) -> pd.DataFrame:
+    """The then-vs-now headline as a short table, a row per comparison (a grid of one cell per
+    setting made cells of 150 characters): the study's version and machine, ours, the outcome
+    changes (— where the study has no outcome on that device) and the latency cell."""
+    rows, order = [], []
+    for r in changes.itertuples(index=False):
+        source, version, model, mode = _label_parts(r.now_setting) or (r.now_setting, "", "", "")
+        then = _label_parts(r.then_setting)
+        counts = (
+            [str(r.fixed), str(r.broke), str(r.still_failing), str(r.still_works)]
+            if r.n_compared
+            else ["—"] * 4
+        )
+        if r.removed:
+            counts[-1] += f" ({r.removed} removed)"
+        rows.append(
+            [
+                r.framework,
+                f"{then[1]} · {then[2]}" if then else "no study run on this device type",
+                f"{source} · {version} · {model} · {mode}",
+                *counts,
+                _latency_text(r),
+            ]
+        )
+        framework_rank = FRAMEWORK_ORDER.index(r.framework) if r.framework in FRAMEWORK_ORDER else 99
+        order.append((framework_rank, source != STUDY, source, model, mode_rank(mode)))
+    ranked = [row for _, row in sorted(zip(order, rows), key=lambda pair: pair[0])]
+    return pd.DataFrame(ranked, columns=THEN_NOW_COLUMNS)
+
+
 def summary_headlines(tables: dict[str, pd.DataFrame]) -> list[Headline]:
     """The first screen: the study's headline numbers beside every newer source's, each a grid of a
     row per framework and a column per setting, read from the summary_* tables."""
@@ -229,38 +281,7 @@ def summary_headlines(tables: dict[str, pd.DataFrame]) -> list[Headline]:
         if source not in paired
     )
 
-    cells, order = {}, {}
-    for r in changes.itertuples(index=False):
-        source, version, model, mode = _label_parts(r.now_setting) or (r.now_setting, "", "", "")
-        then = _label_parts(r.then_setting)
-        then_text = f"{then[1]} on {then[2]}" if then else "no study run on this device type"
-        column = f"{source} · {model} · {mode}"
-        order[column] = (source != STUDY, source, model, mode_rank(mode))
-        if r.n_compared:
-            outcome = f"{r.fixed} fixed, {r.broke} broke, {r.still_failing} still failing"
-            outcome += f", {r.still_works} still work"
-        else:
-            outcome = "no study outcome on this device"
-        if r.removed:
-            outcome += f", {r.removed} removed"
-        repeats = (
-            f", {int(r.n_quiet_repeats)} quiet repeat{'s' if r.n_quiet_repeats != 1 else ''}"
-            if r.latencies_from == QUIET
-            else ""
-        )
-        if r.latencies_from == NONE_QUIET:
-            latency = "; latency: none (no quiet run)"
-        elif r.median_ratio_now_vs_then == r.median_ratio_now_vs_then:
-            latency = (
-                f"; latency now/then {ratio_text(r.median_ratio_now_vs_then)} "
-                f"(n={int(r.latency_n_functions)}{repeats})"
-            )
-        elif r.latencies_from == QUIET:
-            latency = "; latency: none (no function of the study's timed in a quiet run)"
-        else:
-            latency = ""
-        cells.setdefault((r.framework, column), []).append(f"{then_text} → {version}: {outcome}{latency}")
-    then_now_grid = _grid(cells, sorted(order, key=order.get), _frameworks_in(changes))
+    then_now_grid = then_now_rows(changes)
 
     cells, order = {}, {}
     for r in compiled.itertuples(index=False):
