@@ -435,8 +435,8 @@ def test_the_report_counts_a_function_failing_only_on_what_it_declares() -> None
     api = pd.DataFrame(
         {
             "framework": "torch",
-            "qualified_name": ["torch.abs", "torch.cos", "torch.sin", "torch.tan"],
-            "kind": "function",
+            "qualified_name": ["torch.abs", "torch.cos", "torch.sin", "torch.tan", "torch.nn.Module"],
+            "kind": ["function", "function", "method", "function", "class"],
         }
     )
     calls = {"torch.abs": 100, "torch.cos": 50, "torch.sin": 10, "torch.tan": 40}
@@ -449,11 +449,9 @@ def test_the_report_counts_a_function_failing_only_on_what_it_declares() -> None
         }
     )
     covered = coverage(matrix, api, frequencies).iloc[0]
-    assert (covered["measured_functions"], covered["pct_of_public"], covered["pct_of_calls"]) == (
-        3,
-        75.0,
-        80.0,
-    )
+    assert (covered["measured_names"], covered["pct_of_public"], covered["pct_of_calls"]) == (3, 60.0, 80.0)
+    split = ["public_names", "public_functions", "public_classes", "public_methods"]
+    assert covered[split].tolist() == [5, 3, 1, 1]  # every name counted once, by its kind
     outcomes = pd.DataFrame(
         [
             {
@@ -634,7 +632,7 @@ def test_an_entry_the_installed_wheel_lacks_is_listed_not_in_wheel_never_failed(
     summary = status_summary(matrix).iloc[0]
     counted = ("works", "not_in_wheel", "faults", "functions_failing_claimed", "functions_failing_any")
     assert [summary[column] for column in counted] == [1, 1, 0, 0, 0]
-    assert coverage(matrix, None, None).iloc[0]["measured_functions"] == 1
+    assert coverage(matrix, None, None).iloc[0]["measured_names"] == 1
 
 
 def test_moving_off_the_cpu_counts_each_pair_by_what_the_device_did_to_it() -> None:
@@ -722,7 +720,7 @@ def test_a_failure_the_rules_now_put_on_the_harness_is_not_the_frameworks_in_any
     assert (summary.iloc[0]["lost"], summary.iloc[0]["not_compared"], len(lost)) == (0, 1, 0)
     assert crossframework(matrix).empty  # torch's xla row measured nothing: jax stands alone
     only_xla = matrix[matrix["device"] == "xla"]
-    assert coverage(only_xla, None, None).set_index("framework")["measured_functions"].to_dict() == {
+    assert coverage(only_xla, None, None).set_index("framework")["measured_names"].to_dict() == {
         "jax": 1,
         "torch": 0,
     }

@@ -237,3 +237,33 @@ def test_repository_croissant_reads_offline(no_network: None) -> None:
         )
     rows = _croissant_rows(jsonld, "published")
     assert rows and rows == _pyarrow_rows(REPO_ROOT / "data", "published", list(rows[0]))
+
+
+def test_data_limitations_describe_the_folders_data(tmp_path: Path) -> None:
+    """rai:dataLimitations is written from the tables: an xla run is named as not a TPU, its version
+    beside the CPU's, and a run that measured other work on its cores is called contended."""
+    from portability_data.dataset.limitations import data_limitations
+
+    folder = tmp_path / "data"
+    write_example_dataset(folder)
+    before = data_limitations(folder, 1.5)
+    assert "not a TPU" not in before and "no run of ours measured other work" in before
+    xla = {
+        **example_rows()["runs"][0],
+        "run_id": "torch-xla-compiled-1",
+        "device": "xla",
+        "device_model": "XLA CPU (PJRT)",
+        "framework_version": "2.9.0+cu128",
+        "mode": "compiled",
+        "host_load_max": 7.9,
+        "host_other_cpu_max": 1.61,
+    }
+    write_table("runs", pd.DataFrame([xla]), folder / "runs" / "portability" / "torch-xla-compiled-1.parquet")
+    after = data_limitations(folder, 1.5)
+    assert "the xla device is torch_xla on XLA's CPU backend (PJRT), not a TPU" in after
+    assert "torch xla 2.9.0+cu128" in after
+    assert "1 of our 2 runs (curated and census) measured other work" in after
+    assert "torch xla compiled 1 of 1" in after
+    meta = croissant_metadata(folder, "0.1.0", PARAMS)
+    assert meta["rai:dataLimitations"] == data_limitations(folder, 1.5)
+    assert "Small sample of functions" not in meta["rai:dataLimitations"]  # the 2023-era sentence

@@ -366,7 +366,7 @@ def test_samples_spelled_tf_match_results_spelled_tensorflow(tmp_path: Path) -> 
     write_table("samples", pd.DataFrame([sample]), data / "samples" / "tf.parquet")
     _, tables, _, _ = build(load_inputs(data))
     coverage = tables["sample_coverage"].set_index("framework")
-    assert coverage.loc["tensorflow", "with_outcomes"] == 1 and coverage.loc["torch", "with_outcomes"] == 4
+    assert coverage.loc["tensorflow", "curated"] == 1 and coverage.loc["torch", "curated"] == 4
     assert _row(tables["failure_by_bucket"], framework="tensorflow")["pct_failing"] == 100.0
     assert (
         _row(tables["top20_vs_all"], framework="tensorflow", subset="top20")["pct_complete_failure"] == 100.0
@@ -435,7 +435,9 @@ def test_failing_rows_are_read_with_the_current_rules(tmp_path: Path) -> None:
     assert (row["n_failing_rows"], row["pct_unclassified"], row["n_reclassified"]) == (2, 50.0, 1)
     sections = build(inputs)[0]
     runs = next(s for s in sections if s.title == "How our runs ran")
-    assert "results shards keep the run-time reading" in runs.text
+    assert "../docs/METHOD.md#how-our-runs-ran" in runs.text  # the method prose lives there
+    method = (Path(__file__).resolve().parents[1] / "docs" / "METHOD.md").read_text()
+    assert "results shards keep the run-time reading" in " ".join(method.split())
     shown = dict(runs.tables)["Execution per setting"]
     assert list(shown.columns).index("n_reclassified") == list(shown.columns).index("pct_unclassified") + 1
 
@@ -575,3 +577,23 @@ def test_buckets_then_and_now_per_sample() -> None:
     labels = list(matrix["setting"])
     assert len(labels) == 3 and labels[-1].endswith("· portability2026 sample")
     assert labels.index("portability · torch 2.13.0 · AMD EPYC (cpu) · eager") < labels.index(labels[-1])
+
+
+def test_sample_coverage_counts_census_and_curated_functions_each_named() -> None:
+    """A 2026 sample function measured by the census only is measured, not missing (issue 49: torch
+    showed 41 of 69 although all 69 were measured)."""
+    from portability_data.report.outcomes import sample_coverage
+
+    samples = pd.DataFrame(
+        {
+            "sample_id": "portability2026",
+            "framework": "torch",
+            "function": ["torch.abs", "torch.cos", "torch.sin", "torch.tan"],
+            "status": ["active", "active", "active", "replaced"],
+        }
+    )
+    outcomes = pd.DataFrame({"framework": ["torch"], "function": ["torch.abs"]})
+    census = frozenset({("torch", "torch.abs"), ("torch", "torch.cos"), ("torch", "torch.tan")})
+    row = sample_coverage(outcomes, samples, census).iloc[0]
+    assert (row["sampled"], row["curated"], row["census"], row["measured"]) == (3, 1, 2, 2)
+    assert row["not_measured_examples"] == "torch.sin"

@@ -165,6 +165,18 @@ def _grid(markdown: str, title: str) -> pd.DataFrame:
     return pd.DataFrame(rows[2:], columns=rows[0]).set_index("framework")
 
 
+def _rows(markdown: str, title: str) -> pd.DataFrame:
+    """The summary table under the headline `title` as a frame of its text cells, a row per line."""
+    _, lines = _summary_lines(markdown)
+    at = next(i for i, line in enumerate(lines) if line.startswith(f"**{title}**"))
+    rows = []
+    for line in lines[at + 2 :]:
+        if not line.startswith("|"):
+            break
+        rows.append([cell.strip() for cell in line.strip("|").split(" | ")])
+    return pd.DataFrame(rows[2:], columns=rows[0])
+
+
 def _github_anchors(markdown: str) -> set[str]:
     """Anchors GitHub makes for a document's headings (lower case, punctuation out, repeats -1, -2)."""
     seen: dict[str, int] = {}
@@ -286,14 +298,12 @@ def test_then_now_and_compiled_counts(tables: dict[str, pd.DataFrame], rendered:
     assert (
         summary.loc[eager, "median_ratio_now_vs_then"] == moves.loc[eager, "median_ratio_now_vs_then"] == 0.5
     )
-    grid = _grid(rendered[0], "Then vs now")
-    assert grid.loc["torch", "portability · EPYC (cpu) · eager"] == (
-        "1.12.0 on t4_vm CPU → 2.13.0: 1 fixed, 1 broke, 0 still failing, 2 still work; "
-        "latency now/then 0.500× (n=1)"
-    )
-    assert grid.loc["torch", "local · RTX 4090 (gpu) · eager"].startswith(
-        "1.12.0 on T4 (gpu) → 2.5.0: 2 fixed"
-    )
+    rows = _rows(rendered[0], "Then vs now").set_index("now")
+    assert rows.loc["portability · 2.13.0 · EPYC (cpu) · eager"].tolist() == [
+        "torch", "1.12.0 · t4_vm CPU", "1", "1", "0", "2", "0.500× (n=1)"
+    ]  # fmt: skip
+    local = rows.loc["local · 2.5.0 · RTX 4090 (gpu) · eager"]
+    assert (local["then (study)"], local["fixed"]) == ("1.12.0 · T4 (gpu)", "2")
     compiled = tables["summary_compiled"].set_index("mode")
     executions = tables["executions"].set_index("mode")
     for column in ("n_subtests", "compiled", "graph_breaks", "eager_fallback", "not_routed"):
@@ -318,7 +328,7 @@ def test_a_local_machine_stands_beside_the_study(tmp_path: Path) -> None:
     assert list(failing.columns).index("mince2023 · T4 (gpu) · eager") < list(failing.columns).index(
         "local · RTX 4090 (gpu) · eager"
     )
-    assert "local" in " ".join(_grid(markdown, "Then vs now").columns)
+    assert "local" in " ".join(_rows(markdown, "Then vs now")["now"])
     plain = (without / "out" / "report.md").read_text()
     assert "local" not in "\n".join(_summary_lines(plain)[1])
     assert "local" not in plain.split("## Summary")[0]
@@ -343,8 +353,116 @@ def test_a_device_type_the_study_never_ran_is_named_so(data: Path, tmp_path: Pat
     assert _grid(markdown, "Functions failing").loc["torch", "local · Apple M2 (mps) · eager"] == (
         "50.0% of 2 (2.5.0)"
     )
-    assert _grid(markdown, "Then vs now").loc["torch", "local · Apple M2 (mps) · eager"] == (
-        "no study run on this device type → 2.5.0: no study outcome on this device"
-    )
+    mps = _rows(markdown, "Then vs now").set_index("now").loc["local · 2.5.0 · Apple M2 (mps) · eager"]
+    assert mps.tolist() == ["torch", "no study run on this device type", "—", "—", "—", "—", "—"]
     _, lines = _summary_lines(markdown)
     assert len(lines) <= SUMMARY_MAX_LINES
+
+
+V2 = ("mince2023", "torch", "1.12.0", "tpu", "TPU v2-8", "eager")
+OURS_XLA = ("portability", "torch", "2.9.0", "xla", "XLA CPU (PJRT)", "eager")
+
+
+def test_a_then_now_comparison_reads_one_study_machine_for_every_number(data: Path, tmp_path: Path) -> None:
+    """The study timed TPU v2-8 on more functions than TPU v3-8 but published outcomes for v3-8 only;
+    against v3-8 our xla device is 10x faster, against v2-8 10x slower. The outcome counts, the
+    latency rows and the summary's ratio must all be against v3-8 (a mix reads 10x)."""
+    functions = [f"torch.f{i}" for i in range(1, 5)]
+    outcomes = [_outcome(OURS_XLA, fn, "success") for fn in functions]
+    latencies = [_latency(V3, fn, 10.0) for fn in functions[:2]]  # fewer timed rows than v2-8
+    latencies += [_latency(V2, fn, 0.1) for fn in functions]
+    latencies += [_latency(OURS_XLA, fn, 1.0) for fn in functions]
+    write_table("outcomes", pd.DataFrame(outcomes), data / "outcomes" / "xla.parquet")
+    write_table("latencies", pd.DataFrame(latencies), data / "latencies" / "xla.parquet")
+    tables = build(load_inputs(data))[1]
+    now = "portability · torch 2.9.0 · XLA CPU (PJRT) · eager"
+    changes = tables["then_now_changes"]
+    then_labels = set(changes.loc[changes["now_setting"] == now, "then_setting"])
+    assert len(then_labels) == 1 and "TPU v3-8" in then_labels.pop()
+    moves = tables["then_now_latency"]
+    moves = moves[moves["now_setting"] == now]
+    assert set(moves["then_setting"]) == set(changes.loc[changes["now_setting"] == now, "then_setting"])
+    assert sorted(moves["function"]) == functions[:2]
+    summary = tables["summary_then_now"].set_index("now_setting")
+    assert summary.loc[now, "median_ratio_now_vs_then"] == pytest.approx(0.1)
+    assert summary.loc[now, "latency_n_functions"] == 2
+    out = tmp_path / "reports"
+    run_report(data, out, out / "metrics.json")
+    rows = _rows((out / "report.md").read_text(), "Then vs now").set_index("now")
+    xla = rows.loc["portability · 2.9.0 · XLA CPU (PJRT) · eager"]
+    assert (xla["then (study)"], xla["latency now/then"]) == ("1.12.0 · TPU v3-8", "0.100× (n=2)")
+
+
+def test_a_latency_summary_of_another_study_machine_is_not_merged(tables: dict[str, pd.DataFrame]) -> None:
+    """The headline joins latency to outcomes on the study machine too: a latency summary row whose
+    then_setting differs from the outcomes' is left out, not shown under the outcomes' label."""
+    from portability_data.report.summary import then_now_headline
+
+    moves = tables["then_now_latency_summary"].copy()
+    assert len(moves)
+    moves["then_setting"] = "mince2023 · torch 1.12.0 · another machine · eager"
+    headline = then_now_headline(tables["then_now_summary"], moves)
+    assert headline["median_ratio_now_vs_then"].isna().all()
+
+
+def test_the_report_opens_with_findings_each_a_number_with_its_setting_and_a_linked_table(
+    rendered: tuple[str, str], tables: dict[str, pd.DataFrame]
+) -> None:
+    """The first lines under the title are the headline findings (the study's question first), each
+    linking to a table that exists in both renderings, each number one of that table's cells."""
+    markdown, page = rendered
+    lines = markdown.splitlines()
+    opening = lines[2 : lines.index("## Summary")]
+    bullets = [line for line in opening if line.startswith("- ")]
+    assert [b.split("**")[1] for b in bullets] == [
+        "Then (2023, the study):",
+        "Now (newer runs):",
+        "Then vs now:",
+    ]
+    assert lines[2] == bullets[0]  # nothing before the findings
+    ids = set(re.findall(r"id='([^']+)'", page))
+    anchors = _github_anchors(markdown)
+    for bullet in bullets:
+        links = re.findall(r"\]\(#([^)]+)\)", bullet)
+        assert links, bullet
+        assert all(link in anchors and link in ids for link in links), (bullet, links)
+    failing = tables["summary_failing"].set_index(["source", "device", "device_model", "mode"])
+    t4 = failing.loc[("mince2023", "gpu", "T4", "eager"), "pct_failing"]
+    v3 = failing.loc[("mince2023", "tpu", "TPU v3-8", "eager"), "pct_failing"]
+    assert f"{t4:.1f}% of functions failing on the T4 (gpu) → {v3:.1f}% on the TPU v3-8" in bullets[0]
+    assert "0.0% of 3 functions failing on RTX 4090 (gpu), 2.5.0, against 50.0% of 2 on the CPU" in bullets[1]
+    assert "<li><strong>Then (2023, the study):</strong>" in page
+    assert page.index("<li><strong>Then (2023") < page.index("<h2 id='summary'>")
+
+
+def test_findings_name_a_setting_without_quiet_latency(tables: dict[str, pd.DataFrame]) -> None:
+    """A newer device setting whose runs were all contended has no latency, and the opening says so."""
+    from portability_data.report.findings import findings
+
+    headline = tables["summary_then_now"].copy()
+    row = headline.iloc[[0]].assign(
+        now_device="xla",
+        now_setting="portability · torch 2.9.0 · XLA CPU (PJRT) · compiled",
+        then_setting="mince2023 · torch 1.12.0 · TPU v3-8 · eager",
+        latencies_from="none: no quiet run",
+    )
+    sentences = findings({**tables, "summary_then_now": row}, None)
+    then_vs_now = next(s for s in sentences if s.startswith("**Then vs now:**"))
+    assert "PyTorch compiled against the study's TPU v3-8" in then_vs_now
+    assert "no latency: no quiet run of ours" in then_vs_now and "now/then" not in then_vs_now
+    census = {
+        "functions": 1644,
+        "pairs": 26340,
+        "moves": [
+            {
+                "framework": "torch",
+                "mode": "eager",
+                "device": "xla",
+                "functions_both": 736,
+                "functions_lost": 456,
+            }
+        ],
+    }
+    last = findings(tables, census)[-1]
+    assert last.startswith("**The census** ran 1,644 functions in 26,340 function × dtype pairs")
+    assert "PyTorch eager on xla: 456 of 736 functions lose at least one dtype that works on the CPU" in last

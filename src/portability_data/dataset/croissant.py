@@ -18,6 +18,8 @@ from typing import Any, Literal
 import pyarrow as pa
 
 from portability_data.dataset.folder import CONFIG_FILES, HUB_REPO_ID, TABLE_PURPOSE, files_of
+from portability_data.dataset.limitations import data_limitations
+from portability_data.pipeline.aggregate_quiet import quiet_load_max
 from portability_data.tables.contracts import TABLES, arrow_schema
 
 CROISSANT_VERSION = "http://mlcommons.org/croissant/1.0"
@@ -211,11 +213,7 @@ def croissant_metadata(
             "(source mince2023)."
         ),
         "rai:dataCollectionType": ["Experiments", "Software Collection"],
-        "rai:dataLimitations": (
-            "Small sample of functions (about 63 per framework); CPU results from one machine type unless "
-            "accelerator shards are added; the study's JAX TPU outcomes are unknown; latencies include "
-            "framework overhead and depend on the host."
-        ),
+        "rai:dataLimitations": data_limitations(Path(data_dir), quiet_load_max()),
         "rai:dataBiases": (
             "Function frequencies come from a corpus of public code that over-represents popular packages; "
             "bare-name counts (the study's) conflate homonyms, which resolved counts correct."

@@ -104,7 +104,10 @@ TABLE_PURPOSE = {
     "results": "One row per subtest x repeat of a run: outcome, failure category, every op timing.",
     "runs": "One row per run: machine, versions, parameters, the timer's floor, status.",
     "outcomes": "Per function x device x mode x source: success, partial or complete failure.",
-    "latencies": "Per function x device (x reference device): the study's latency, median, spread, ratio.",
+    "latencies": (
+        "Per function x device (x reference device): the study's latency, median, spread, ratio; our "
+        "runs' timings from quiet runs only (a run that measured other work on its cores is left out)."
+    ),
     "published": "The 2023 study's numbers as printed (source mince2023-published), one row per value.",
     "reproduction": "Every printed number of the study beside ours from its raw data: equal or not, and why.",
     "declared": "What the framework's own test databases declare per function, device type and dtype: "

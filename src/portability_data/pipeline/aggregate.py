@@ -55,6 +55,10 @@ Outcomes (docs/METHOD.md section 6, contract `outcomes`):
   reading. A message the runner stored cut at 2000 characters keeps its run-time rule where the
   current table finds none (the cut may have removed what it matched). Rows whose reading changed
   are marked (column failure_reread), counted in the log and in the report.
+- Quiet latencies (`aggregate_quiet`, issue 49): a pooled run whose own measure says other work
+  shared the cores (the contention test above: other work above quiet_load_max - 1 cores, else a
+  host load above quiet_load_max) counts for outcomes but its timings are left out of latencies,
+  whether or not a quiet run stands beside it; runs without either measure keep their timings.
 
 Latencies (docs/METHOD.md section 6, the published tables' procedure, contract `latencies`):
 1. per device, a subtest is dropped if it has no passing result: kept are subtests with a row
@@ -94,6 +98,11 @@ from portability_data.pipeline.aggregate_outcomes import (
     removed_groups,
     unavailable_from_results,
 )
+from portability_data.pipeline.aggregate_quiet import (
+    DEFAULT_QUIET_LOAD_MAX,
+    contended_run_ids,
+    quiet_load_max,
+)
 from portability_data.pipeline.aggregate_subtests import collect_subtests, repeats_per_run, supersede
 
 # report/build.py imports these from here (their homes are aggregate_summaries and frames).
@@ -118,8 +127,6 @@ __all__ = [
 ]
 
 log = logging.getLogger(__name__)
-
-DEFAULT_QUIET_LOAD_MAX = 1.5  # params.yaml aggregate.quiet_load_max where absent
 
 
 def without_census(results: pd.DataFrame) -> pd.DataFrame:
@@ -175,7 +182,8 @@ def aggregate(
     """(outcomes, latencies) from results rows (any number of shards), their runs rows and,
     optionally, the cases table (for functions removed from a framework version). Failing rows are
     classified again by the current rules, then rows of superseded runs are left out (`supersede`,
-    with the quiet-run threshold; None: off). Census rows are not the study's kind of measurement
+    with the quiet-run threshold; None: off) and the timings of contended runs are left out of the
+    latencies (`aggregate_quiet`). Census rows are not the study's kind of measurement
     (its sample, its outcome per function): they go to the support matrix instead."""
     results = reclassify_failures(without_orphans(without_census(results), cases))
     _log_rereads(results)
@@ -188,35 +196,10 @@ def aggregate(
             if function_outcome(statuses) == "unknown":
                 groups.setdefault(group, {})
                 unavailable.add(group)
-    return compute_outcomes(groups, unavailable), compute_latencies(groups, repeats_per_run(runs, results))
-
-
-def quiet_load_max(params_path: Path = Path("params.yaml")) -> float | None:
-    """params.yaml aggregate.quiet_load_max: the host load average (per machine) at or below which
-    a run counts as quiet. DEFAULT_QUIET_LOAD_MAX where the file, section or key is absent (a bare
-    machine, older params); null turns the rule off; anything else is a ParamsError."""
-    import yaml
-
-    from portability_data.pipeline.params import ParamsError
-
-    try:
-        params = yaml.safe_load(Path(params_path).read_text(encoding="utf-8"))
-    except OSError:
-        return DEFAULT_QUIET_LOAD_MAX
-    except yaml.YAMLError as exc:
-        raise ParamsError(str(params_path), [f"not valid YAML: {exc}"]) from None
-    section = params.get("aggregate") if isinstance(params, dict) else None
-    if not isinstance(section, dict) or "quiet_load_max" not in section:
-        return DEFAULT_QUIET_LOAD_MAX
-    value = section["quiet_load_max"]
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
-        raise ParamsError(
-            str(params_path),
-            [f"aggregate.quiet_load_max: must be a load average >= 0 (or null: off), got {value!r}"],
-        )
-    return float(value)
+    latencies = compute_latencies(
+        groups, repeats_per_run(runs, results), contended_run_ids(runs, quiet_load_max)
+    )
+    return compute_outcomes(groups, unavailable), latencies
 
 
 def _table_file(path: Path, table: str) -> Path:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -43,14 +43,26 @@ def _function_latency(latencies: list[SubtestLatency]) -> tuple[float, float, fl
     )
 
 
+def _timings_of(subtest: Subtest, left_out: frozenset[str]) -> Subtest:
+    """The subtest with the timings of the `left_out` runs taken away (its outcomes kept)."""
+    if not left_out:
+        return subtest
+    return replace(subtest, ops={slot: v for slot, v in subtest.ops.items() if slot[0] not in left_out})
+
+
 def compute_latencies(
-    groups: dict[tuple, dict[tuple[str, str], Subtest]], repeats: Mapping[str, int]
+    groups: dict[tuple, dict[tuple[str, str], Subtest]],
+    repeats: Mapping[str, int],
+    contended: frozenset[str] = frozenset(),
 ) -> pd.DataFrame:
+    """The latencies table of pooled subtests; the timings of `contended` runs (their own measure
+    says other work shared the cores: aggregate_quiet) are left out, their outcomes are not."""
     usable: dict[tuple, dict[tuple[str, str], SubtestLatency]] = {}
     for group, subtests in groups.items():
+        timed = {key: _timings_of(s, contended) for key, s in subtests.items()}
         kept = {
             key: _subtest_latency(s.pooled())
-            for key, s in subtests.items()
+            for key, s in timed.items()
             if not s.not_compiled and s.has_passing_result() and s.timed_in_every_run(repeats)
         }
         if kept:

@@ -26,6 +26,7 @@ from portability_data.pipeline.aggregate_subtests import supersede
 from portability_data.pipeline.failure_reading import reclassify_failures
 from portability_data.pipeline.frames import plain_frame
 from portability_data.runner.census_rows import NOT_IN_WHEEL
+from portability_data.tables.census_contracts import RUNNING_STATUSES
 from portability_data.tables.contracts import CONFIRMED_OUTCOMES, is_census_case
 
 # The declared table's device types for our devices, as each framework names them (PyTorch's
@@ -49,7 +50,6 @@ def declared_device_type(framework: str, device: str, mode: str) -> str:
 
 FAULTS = {"timeout", "crashed", "memory", "error", "unknown"}
 NO_ORACLE = "none"  # results.oracle of a row whose samples nothing could judge
-RUNNING = ("works", "ran")  # it ran without raising: what a declared-unsupported dtype should not do
 VALUES_OFF = "ValuesOffOracle"  # runner/oracle.py: the first failing sample ran but was off the oracle
 MEASURED = ("samples", "samples_failed", "oracle", "max_abs_error", "max_rel_error", "error_type")
 DTYPES = ("result_dtype", "oracle_dtype", "dtype_mismatches")  # NumPy namesakes (runner/promotion.py)
@@ -178,7 +178,8 @@ def support_matrix(
         )
         status = status_of(row)
         finding = None
-        if declared_dtype == "unsupported" and status in RUNNING:  # OpInfo's test_dtypes expects a raise
+        # OpInfo's test_dtypes expects an unsupported dtype to raise: running at all contradicts it
+        if declared_dtype == "unsupported" and status in RUNNING_STATUSES:
             finding = "declared_unsupported_works"
         elif declared_dtype == "supported" and status in ("fails", "partial"):
             finding = "declared_supported_fails"

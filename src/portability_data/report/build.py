@@ -18,7 +18,14 @@ from typing import Any
 
 import pandas as pd
 
-from portability_data.pipeline.aggregate import PAIR_KEYS, quiet_load_max, ratio_shares, summary_tables
+from portability_data.pipeline.aggregate import (
+    PAIR_KEYS,
+    quiet_load_max,
+    ratio_shares,
+    summary_tables,
+    supersede,
+)
+from portability_data.pipeline.aggregate_quiet import BASIS_COLUMNS, latency_basis
 from portability_data.report.census import census_section
 from portability_data.report.declared_support import declared_section
 from portability_data.report.declared_xla import torch_xla_section
@@ -29,6 +36,7 @@ from portability_data.report.figures import (
     fig_then_now_outcomes,
     fig_top20,
 )
+from portability_data.report.findings import findings
 from portability_data.report.host_fallback import host_fallback_section
 from portability_data.report.inputs import (
     DEVICE_ORDER,
@@ -149,6 +157,24 @@ def _plot_csvs(tables: dict[str, pd.DataFrame]) -> dict[str, pd.DataFrame]:
     }
 
 
+def quiet_repeats(inputs: Inputs) -> pd.DataFrame:
+    """Per setting of our pooled runs: the quiet repeats its latencies rest on (aggregate_quiet),
+    with the then/now key (now_key, now_version) the headline joins on."""
+    if inputs.results is None or inputs.results.empty:
+        return pd.DataFrame(columns=[*BASIS_COLUMNS, "now_key", "now_version"])
+    pooled, _ = supersede(inputs.results, inputs.runs, quiet_load_max=inputs.quiet_load_max)
+    ours = pooled[pooled["source"] != STUDY]  # the study's runs recorded no load: all unmeasured
+    basis = latency_basis(ours, inputs.runs, inputs.quiet_load_max)
+    basis["now_key"] = [
+        f"{source}/{framework}/{slug(model)}/{mode}"
+        for source, framework, model, mode in basis[
+            ["source", "framework", "device_model", "mode"]
+        ].itertuples(index=False)
+    ]
+    basis["now_version"] = basis["framework_version"]
+    return in_reading_order(basis)
+
+
 def build(inputs: Inputs) -> tuple[list[Section], dict[str, pd.DataFrame], dict[str, bytes], dict[str, Any]]:
     """Every table, figure and metric of the report from the input tables."""
     outcomes, latencies = inputs.outcomes, inputs.latencies
@@ -165,7 +191,7 @@ def build(inputs: Inputs) -> tuple[list[Section], dict[str, pd.DataFrame], dict[
     tables: dict[str, pd.DataFrame] = {
         **summary,
         "settings": settings_overview(outcomes, latencies, primary),
-        "sample_coverage": sample_coverage(outcomes, samples),
+        "sample_coverage": sample_coverage(outcomes, samples, inputs.census),
         "cross_device_shares": rows_of_pairs(summary["slowdown_shares"], cross),
         "cross_device_functions": cross_functions,
         "generation_shares": gen_shares,
@@ -185,8 +211,9 @@ def build(inputs: Inputs) -> tuple[list[Section], dict[str, pd.DataFrame], dict[
     tables["compiler_reach"] = compiler_reach(tables["executions"])
     tables["summary_failing"] = failing_summary(outcomes, primary)
     tables["summary_slowdown"] = slowdown_summary(tables["cross_device_shares"], cross_functions)
+    tables["latency_basis"] = quiet_repeats(inputs)
     tables["summary_then_now"] = then_now_headline(
-        tables["then_now_summary"], tables["then_now_latency_summary"]
+        tables["then_now_summary"], tables["then_now_latency_summary"], tables["latency_basis"]
     )
     tables["summary_compiled"] = compiled_summary(tables["executions"], outcomes)
     images: dict[str, bytes] = {}
@@ -264,7 +291,7 @@ def _sections(tables: dict[str, pd.DataFrame], scatter_names: list[str]) -> list
         frame = in_reading_order(tables.get(name, pd.DataFrame()))
         return frame.drop(columns=[c for c in drop if c in frame.columns]) if len(frame.columns) else frame
 
-    hidden = ("now_key", "now_version")
+    hidden = ("now_key", "now_version", "now_device")
     changes = cols("then_now_changes", hidden)
     interesting = (
         changes[changes["change"].isin(["fixed", "broke", "removed", "still_failing"])]
@@ -279,39 +306,19 @@ def _sections(tables: dict[str, pd.DataFrame], scatter_names: list[str]) -> list
             "with a known outcome (the study published failure reports only for its main machines, so its "
             "A100, TPU v2-8 and most CPU runs have timings but no outcome), and functions timed. "
             "'primary_model' marks the model that stands for its device type in cross-device figures. "
-            "Sample coverage: sampled functions (replaced ones left out) with outcome rows; the rest "
-            "were not run or are spelled differently.",
+            "Sample coverage: sampled functions (replaced ones left out) measured by a curated case "
+            "(outcome rows), by the census (support matrix rows) and by either; the rest were not run "
+            "or are spelled differently.",
             [("Settings", cols("settings")), ("Sample coverage", cols("sample_coverage"))],
             [],
         ),
         Section(
             RUNS_TITLE,
-            "A label is a claim, so every subtest of our runs records how it executed: eager; compiled "
-            "(the function under test went through the compiler as a whole: torch.compile with "
-            "fullgraph, jax.jit, tf.function(jit_compile=True)); graph_breaks (torch.compile split it); "
-            "eager_fallback (torch.compile made no graph and ran it eagerly); not_routed (compiled mode, "
-            "but the timed code did not go through the compiler). Compiled-mode outcomes and latencies "
-            "count only subtests that really compiled; the rest are counted in the outcomes table's "
-            "n_not_compiled. A failing subtest is re-run alone in a fresh worker before it counts; one "
-            "that passes there is order-dependent (counted as passed). pct_unclassified: failing rows "
-            "no rule of the rule table (src/portability_data/runner/rules/failures.yaml) classified; "
-            "failing rows are read with the current rule table, and n_reclassified counts those whose "
-            "reading (category, rule, subcategory) changed since their run: the results shards keep the "
-            "run-time reading. "
-            "host_load_max: the largest 1-minute load average of the host at a case start (the run's own "
-            "worker adds about 1; above 1.5 other work shared the cores, so its latencies are contended; "
-            "empty: runs before the runs table recorded it); it also counts the run's own compiler threads. "
-            "host_other_cpu_max: the most CPU work outside the run's own processes over a case, in cores "
-            "(above 0.5 other work competed; empty: runs before schema 6). "
-            "Through the compiler, per compiled setting: the active cases whose function under test went "
-            "through the compiler (a subtest ran compiled, with graph breaks or an eager fallback, or "
-            "failed on a compiler limitation), of all active cases and of the routable ones, those with a "
-            "compiled form (cases.no_compiled_form names why the others have none: their subtests are "
-            "not_routed by nature). "
-            "Superseded runs (made by an older harness or older case files, or contended beside a "
-            "quieter run of the same code: other work outside the run's processes above "
-            "aggregate.quiet_load_max - 1 cores where the run measured it, else a host load average above "
-            "aggregate.quiet_load_max of params.yaml) stay in the dataset but are not pooled.",
+            "How each of our runs executed, per setting: subtests eager or really compiled, failing rows "
+            "that no failure rule classifies (pct_unclassified: at most 5% in every setting), how busy "
+            "the host was (host_load_max, host_other_cpu_max: above 1.5 and 0.5 other work shared the "
+            "cores) and which runs were superseded. How these are counted: "
+            "[docs/METHOD.md, How our runs ran](../docs/METHOD.md#how-our-runs-ran).",
             [
                 ("Execution per setting", cols("executions", tuple(REACH_COLUMNS))),
                 ("Through the compiler, per compiled setting", tables.get("compiler_reach", pd.DataFrame())),
@@ -357,8 +364,13 @@ def _sections(tables: dict[str, pd.DataFrame], scatter_names: list[str]) -> list
             LATENCY_TITLE,
             "Per-function latency on one device against another over the subtests that passed and were "
             "timed on both (the study's procedure; ratio = device / reference, reference GPU, then CPU). "
-            "Scatter plots use each device type's primary model; the share table lists every pair.",
+            "Scatter plots use each device type's primary model; the share table lists every pair. "
+            "Latencies come from quiet runs only: a run whose own measure says other work shared the "
+            "cores counts for outcomes, never for latencies; runs that overlapped in time are one "
+            "repeat. 'Quiet repeats per setting' says what each of our settings' latencies rest on "
+            "(latencies_from 'none: no quiet run': that setting has no latency).",
             [
+                ("Quiet repeats per setting", cols("latency_basis", hidden)),
                 ("Faster on which device, primary models", cols("cross_device_shares")),
                 ("Faster on which device, every device pair", cols("slowdown_shares")),
                 (
@@ -470,7 +482,7 @@ def run_report(
         "every table names its source, framework version, device model and mode. Method (Mince et al. "
         "2023, continued): [docs/METHOD.md](../docs/METHOD.md)."
     )
-    markdown, page = render(sections, images, intro)
+    markdown, page = render(sections, images, intro, findings(tables, census[1] if census else None))
     atomic_write_bytes(out_dir / "report.md", markdown.encode())
     atomic_write_bytes(out_dir / "report.html", page.encode())
     plots = out_dir / "plots"

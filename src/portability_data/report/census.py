@@ -107,18 +107,24 @@ def status_summary(matrix: pd.DataFrame) -> pd.DataFrame:
 def coverage(
     matrix: pd.DataFrame, api: pd.DataFrame | None, frequencies: pd.DataFrame | None
 ) -> pd.DataFrame:
-    """Per framework: public functions, measured ones, and the share of calls they account for."""
+    """Per framework: public API names, split into functions, classes and methods (one total called
+    "functions" counted torch's 35,649 methods as functions), the measured ones, and the share of
+    calls they account for."""
     records = []
     for framework, group in matrix.groupby("framework"):
         measured = set(group.loc[~group["status"].isin(NOT_MEASURED), "function"])
-        public = set()
+        public, kinds = set(), pd.Series(dtype=object)
         if api is not None and len(api):
             mine = api[(api["framework"] == framework) & api["kind"].isin(API_KINDS)]
             public = set(mine["qualified_name"])
+            kinds = mine.drop_duplicates("qualified_name")["kind"]
         record: dict[str, Any] = {
             "framework": framework,
-            "public_functions": len(public),
-            "measured_functions": len(measured),
+            "public_names": len(public),
+            "public_functions": int((kinds == "function").sum()),
+            "public_classes": int((kinds == "class").sum()),
+            "public_methods": int((kinds == "method").sum()),
+            "measured_names": len(measured),
             "pct_of_public": round(100.0 * len(measured & public) / len(public), 1) if public else None,
         }
         calls = _calls(frequencies, framework)
@@ -351,44 +357,16 @@ def census_section(data_dir: Path) -> tuple[Section, dict[str, Any]] | None:
     moved, lost = device_moves(matrix)
     dtypes_off = result_dtypes_off_numpy(matrix)
     text = (
-        "The census runs each framework's own test databases through the same harness, one subtest per "
-        "entry x dtype, every dtype the entry knows of on any device: PyTorch's OpInfo, ModuleInfo and "
-        "OptimizerInfo entries and the torch functions whose OpInfo declares a NumPy reference, on the "
-        "shared generator's inputs (`cases/torch/census/`), JAX's primitive harnesses and every jax.numpy "
-        "function with a NumPy namesake on the shared generator's inputs (`cases/jax/census/`), "
-        "tf.experimental.numpy on the same inputs and the rest of TensorFlow's numeric API through a "
-        "reviewed mapping (`cases/tensorflow/census/`). The "
-        "oracle: the entry's reference where it has one (NumPy for OpInfo and jax.numpy, upstream's "
-        "reference function for modules), eager for the compiled mode, under the per-dtype tolerances of "
-        "params.yaml, at the less precise of the result's and the reference's dtypes (the rule of "
-        "torch.testing.assert_close): the `support_matrix` table. A function fails in a setting when a "
-        "pair it claims fails (all samples raise) or partly fails (some raise) (`functions_failing_claimed`; "
-        "`functions_failing_any` counts a function with any pair failing, claimed or not: where a "
-        "framework declares nothing for a device, as torch for xla, only its NumPy namesakes claim): "
-        "claimed means declared "
-        "supported by the framework (PyTorch's dtype lists, for a torch namesake those of the OpInfo entry "
-        "declaring it; JAX's harness limitations), and for a jax.numpy or tf.experimental.numpy NumPy "
-        "namesake every pair (it claims NumPy's behaviour on inputs NumPy accepts); pairs a framework "
-        "declares unsupported are findings, not failures. `works`: every sample ran and matched its oracle "
-        "(the row's `oracle` says which); `ran`: every sample ran and nothing could judge them (no "
-        "reference for the entry, oracle `none`), never counted as works. `deviates`: it ran but a "
-        "sample's values left the tolerance policy; kept apart from failures (the largest deviations are "
-        "listed). Population "
-        "vs sample: per usage decile of the leading corpus, the census's failing share over every "
-        "measured function beside our curated cases' share over the study's sample (5 per decile) in the "
-        "same setting: how far the study's estimate is from the population it stands for. Cross-framework: "
-        "one NumPy name on the same inputs in two frameworks or more (the `crossframework` table), each "
-        "held to NumPy; where their statuses differ, the framework that stands apart. Moving off the "
-        "CPU: a pair measured on the CPU and on another device of the same framework and mode is "
-        "`lost` when it works (or ran) on the CPU and fails, deviates or faults there, `falls_back` "
-        "when it ran there with an op on the host, `gained` the other way; pairs unconfirmed, not in a "
-        "wheel or failed by our own test code (`harness`, by the current failure rules) on either side "
-        "are not compared. The device's framework version may differ from the CPU's "
-        "(torch_xla pins torch 2.9): both are named. Result dtypes: a NumPy namesake's rows record the "
-        "dtypes it returned beside NumPy's on the same inputs (since schema 8; earlier rows say nothing), "
-        "so dtype promotion is counted where no value is off: off NumPy's per framework, and across "
-        "frameworks where their result dtypes differ (JAX without x64 ran 64-bit inputs as 32-bit: "
-        "those rows are not held to the others' dtypes)."
+        "Each framework's own test databases (PyTorch's OpInfo, ModuleInfo, OptimizerInfo and NumPy "
+        "namesakes; JAX's primitive harnesses and jax.numpy; tf.experimental.numpy and a reviewed "
+        "mapping of TensorFlow's numeric API) run through the same harness, one subtest per function x "
+        "dtype: which functions work, fail or deviate from their oracle per setting, what leaves them "
+        "moving off the CPU, and where frameworks disagree on one NumPy name. The oracle is the "
+        "entry's own reference function (upstream's reference for a ModuleInfo entry, not NumPy), NumPy "
+        "for the NumPy namesakes, eager for the compiled mode. `works`: every sample ran and matched its "
+        "oracle; `ran`: every sample ran and nothing could judge them (oracle `none`), never counted as "
+        "works. How it is counted: "
+        "[docs/METHOD.md, The census](../docs/METHOD.md#the-census)."
     )
     section = Section(
         "The census: every function the framework can feed itself",
@@ -432,6 +410,14 @@ def census_section(data_dir: Path) -> tuple[Section, dict[str, Any]] | None:
         "functions": int(matrix["function"].nunique()),
         "findings": {k: int(v) for k, v in matrix["finding"].value_counts().items()},
         "mean_abs_gap_population_vs_sample": _mean_gap(versus),
+        "moves": [  # the report's opening reads these (report.findings)
+            {k: (v if isinstance(v, str) else int(v)) for k, v in record.items()}
+            for record in moved[["framework", "mode", "device", "functions_both", "functions_lost"]].to_dict(
+                "records"
+            )
+        ]
+        if len(moved)
+        else [],
     }
     return section, metrics
 

@@ -49,6 +49,7 @@ class Inputs:
     cases: pd.DataFrame | None
     runs: pd.DataFrame | None = None
     quiet_load_max: float | None = DEFAULT_QUIET_LOAD_MAX  # params.yaml aggregate.quiet_load_max
+    census: frozenset[tuple[str, str]] = frozenset()  # (framework, function) of the support matrix
 
 
 def load_inputs(data_dir: Path, *, quiet_load_max: float | None = DEFAULT_QUIET_LOAD_MAX) -> Inputs:
@@ -84,7 +85,14 @@ def load_inputs(data_dir: Path, *, quiet_load_max: float | None = DEFAULT_QUIET_
     cases_path = data_dir / "cases" / "cases.parquet"
     cases = plain_frame(read_table("cases", cases_path)) if cases_path.exists() else None
     runs = plain_frame(read_table("runs", data_dir / "runs")) if (data_dir / "runs").exists() else None
-    return Inputs(outcomes, latencies, results, samples, cases, runs, quiet_load_max)
+    matrix_path = data_dir / "census" / "support_matrix.parquet"
+    census: frozenset[tuple[str, str]] = frozenset()
+    if matrix_path.exists():
+        import pyarrow.parquet as pq
+
+        names = pq.read_table(matrix_path, columns=["framework", "function"]).to_pydict()
+        census = frozenset(zip(names["framework"], names["function"]))
+    return Inputs(outcomes, latencies, results, samples, cases, runs, quiet_load_max, census)
 
 
 def model_label(device: str, model: str) -> str:

@@ -104,12 +104,16 @@ def _headline_lines(headline: Headline, anchor: str) -> tuple[str, pd.DataFrame 
     return line, (table if len(table) and len(table.columns) > 1 else None)
 
 
-def render(sections: list[Section], images: dict[str, bytes], intro: str) -> tuple[str, str]:
+def render(
+    sections: list[Section], images: dict[str, bytes], intro: str, findings: list[str] | None = None
+) -> tuple[str, str]:
     """(Markdown, HTML): Markdown points at figures/<name>; HTML embeds them as data URIs (offline).
-    Headings carry GitHub's anchors in both, so links between sections work in either."""
+    Headings carry GitHub's anchors in both, so links between sections work in either. `findings`
+    (report.findings) open the page as a list, before the intro."""
     anchors = _heading_anchors(sections)
     by_title = {section.title: anchors[(i, -1)] for i, section in reversed(list(enumerate(sections)))}
-    md = ["# Portability report\n", intro + "\n"]
+    opening = [f"- {line}" for line in findings or []]
+    md = ["# Portability report\n", *(["\n".join(opening) + "\n"] if opening else []), intro + "\n"]
     page = [
         "<!doctype html>",
         "<html lang='en'><head><meta charset='utf-8'><title>Portability report</title>",
@@ -119,6 +123,11 @@ def render(sections: list[Section], images: dict[str, bytes], intro: str) -> tup
         "img{max-width:100%}figure{margin:1em 0}figcaption{font-size:12px;color:#444}"
         "details{margin-bottom:1em}</style></head><body>",
         "<h1>Portability report</h1>",
+        *(
+            ["<ul>", *(f"<li>{_inline_html(line)}</li>" for line in findings or []), "</ul>"]
+            if findings
+            else []
+        ),
         f"<p>{_inline_html(intro)}</p>",
         "<ul>",
     ]

@@ -5,11 +5,13 @@ and a column per setting, each linking to the section that details it (titles de
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from portability_data.pipeline.aggregate import PAIR_KEYS
+from portability_data.pipeline.aggregate_quiet import NONE_QUIET, QUIET
 from portability_data.report.inputs import (
     DEVICE_ORDER,
     FAILING,
@@ -33,7 +35,7 @@ LATENCY_TITLE = "Latency across devices"
 THEN_NOW_TITLE = "Then and now: the study (2023) vs newer runs"
 
 
-def _times(ratio: float) -> str:
+def ratio_text(ratio: float) -> str:
     """A latency ratio with three significant digits and no exponent: 0.338×, 96.6×, 2,310×."""
     if ratio is None or not math.isfinite(ratio) or ratio <= 0:
         return "n/a"
@@ -96,12 +98,16 @@ def slowdown_summary(cross_shares: pd.DataFrame, cross_functions: pd.DataFrame) 
     return table[columns].reset_index(drop=True)
 
 
-def then_now_headline(changes: pd.DataFrame, moves: pd.DataFrame) -> pd.DataFrame:
+def then_now_headline(
+    changes: pd.DataFrame, moves: pd.DataFrame, basis: pd.DataFrame | None = None
+) -> pd.DataFrame:
     """Per newer setting: the change counts against the study (same device type) beside the median
-    latency ratio now / then (from the two then-and-now summary tables)."""
+    latency ratio now / then (from the two then-and-now summary tables) and, from the latency basis
+    (report.build.quiet_repeats), the quiet repeats the newer latency rests on."""
     columns = [
         "framework",
         "now_setting",
+        "now_device",
         "then_setting",
         "n_compared",
         "fixed",
@@ -112,6 +118,8 @@ def then_now_headline(changes: pd.DataFrame, moves: pd.DataFrame) -> pd.DataFram
         "removed",
         "latency_n_functions",
         "median_ratio_now_vs_then",
+        "n_quiet_repeats",
+        "latencies_from",
     ]
     if changes.empty:
         return pd.DataFrame(columns=columns)
@@ -121,12 +129,21 @@ def then_now_headline(changes: pd.DataFrame, moves: pd.DataFrame) -> pd.DataFram
         .astype(int)
     )
     if len(moves):
-        latency = moves[["now_key", "now_version", "n_functions", "median_ratio_now_vs_then"]].rename(
-            columns={"n_functions": "latency_n_functions"}
-        )
-        table = table.merge(latency, on=["now_key", "now_version"], how="left")
+        # on the setting and the study machine both: a latency read against another machine than
+        # the outcomes' is not this comparison's (it stays empty instead)
+        latency = moves[
+            ["now_key", "now_version", "then_setting", "n_functions", "median_ratio_now_vs_then"]
+        ].rename(columns={"n_functions": "latency_n_functions"})
+        table = table.merge(latency, on=["now_key", "now_version", "then_setting"], how="left")
     else:
         table = table.assign(latency_n_functions=np.nan, median_ratio_now_vs_then=np.nan)
+    if basis is not None and len(basis):
+        quiet = basis[["now_key", "now_version", "n_quiet_repeats", "latencies_from"]]
+        table = table.merge(
+            quiet.drop_duplicates(["now_key", "now_version"]), on=["now_key", "now_version"], how="left"
+        )
+    else:
+        table = table.assign(n_quiet_repeats=np.nan, latencies_from=None)
     return table[columns].reset_index(drop=True)
 
 
@@ -181,6 +198,57 @@ def _setting_column(source: str, device: str, model: str, mode: str) -> str:
     return f"{source} · {model_label(device, model)} · {mode}"
 
 
+THEN_NOW_COLUMNS = [
+    "framework", "then (study)", "now", "fixed", "broke", "still failing", "still work", "latency now/then",
+]  # fmt: skip
+
+
+def _latency_text(r: Any) -> str:
+    """A then/now row's latency cell: the median ratio with its n and quiet repeats, or why none."""
+    if r.latencies_from == NONE_QUIET:
+        return "none (no quiet run)"
+    if r.median_ratio_now_vs_then == r.median_ratio_now_vs_then:
+        repeats = (
+            f", {int(r.n_quiet_repeats)} quiet repeat{'s' if r.n_quiet_repeats != 1 else ''}"
+            if r.latencies_from == QUIET
+            else ""
+        )
+        return f"{ratio_text(r.median_ratio_now_vs_then)} (n={int(r.latency_n_functions)}{repeats})"
+    if r.latencies_from == QUIET:
+        return "none (no function of the study's timed in a quiet run)"
+    return "—"
+
+
+def then_now_rows(changes: pd.DataFrame) -> pd.DataFrame:
+    """The then-vs-now headline as a short table, a row per comparison (a grid of one cell per
+    setting made cells of 150 characters): the study's version and machine, ours, the outcome
+    changes (— where the study has no outcome on that device) and the latency cell."""
+    rows, order = [], []
+    for r in changes.itertuples(index=False):
+        source, version, model, mode = _label_parts(r.now_setting) or (r.now_setting, "", "", "")
+        then = _label_parts(r.then_setting)
+        counts = (
+            [str(r.fixed), str(r.broke), str(r.still_failing), str(r.still_works)]
+            if r.n_compared
+            else ["—"] * 4
+        )
+        if r.removed:
+            counts[-1] += f" ({r.removed} removed)"
+        rows.append(
+            [
+                r.framework,
+                f"{then[1]} · {then[2]}" if then else "no study run on this device type",
+                f"{source} · {version} · {model} · {mode}",
+                *counts,
+                _latency_text(r),
+            ]
+        )
+        framework_rank = FRAMEWORK_ORDER.index(r.framework) if r.framework in FRAMEWORK_ORDER else 99
+        order.append((framework_rank, source != STUDY, source, model, mode_rank(mode)))
+    ranked = [row for _, row in sorted(zip(order, rows), key=lambda pair: pair[0])]
+    return pd.DataFrame(ranked, columns=THEN_NOW_COLUMNS)
+
+
 def summary_headlines(tables: dict[str, pd.DataFrame]) -> list[Headline]:
     """The first screen: the study's headline numbers beside every newer source's, each a grid of a
     row per framework and a column per setting, read from the summary_* tables."""
@@ -203,7 +271,7 @@ def summary_headlines(tables: dict[str, pd.DataFrame]) -> list[Headline]:
         column = f"{r.source} · {model_label(r.device, r.device_model)} / {reference} · {r.mode}"
         order[column] = (*_column_order(r.source, r.device, r.device_model, r.mode), r.reference_device_model)
         cells.setdefault((r.framework, column), []).append(
-            f"{_times(r.median_ratio)} · {_times(r.worst_ratio)} (n={r.n_functions})"
+            f"{ratio_text(r.median_ratio)} · {ratio_text(r.worst_ratio)} (n={r.n_functions})"
         )
     slowdown_grid = _grid(cells, sorted(order, key=order.get), _frameworks_in(slowdown))
     paired = set(slowdown["source"]) if len(slowdown) else set()
@@ -213,27 +281,7 @@ def summary_headlines(tables: dict[str, pd.DataFrame]) -> list[Headline]:
         if source not in paired
     )
 
-    cells, order = {}, {}
-    for r in changes.itertuples(index=False):
-        source, version, model, mode = _label_parts(r.now_setting) or (r.now_setting, "", "", "")
-        then = _label_parts(r.then_setting)
-        then_text = f"{then[1]} on {then[2]}" if then else "no study run on this device type"
-        column = f"{source} · {model} · {mode}"
-        order[column] = (source != STUDY, source, model, mode_rank(mode))
-        if r.n_compared:
-            outcome = f"{r.fixed} fixed, {r.broke} broke, {r.still_failing} still failing"
-            outcome += f", {r.still_works} still work"
-        else:
-            outcome = "no study outcome on this device"
-        if r.removed:
-            outcome += f", {r.removed} removed"
-        latency = (
-            f"; latency now/then {_times(r.median_ratio_now_vs_then)} (n={int(r.latency_n_functions)})"
-            if r.median_ratio_now_vs_then == r.median_ratio_now_vs_then
-            else ""
-        )
-        cells.setdefault((r.framework, column), []).append(f"{then_text} → {version}: {outcome}{latency}")
-    then_now_grid = _grid(cells, sorted(order, key=order.get), _frameworks_in(changes))
+    then_now_grid = then_now_rows(changes)
 
     cells, order = {}, {}
     for r in compiled.itertuples(index=False):
@@ -270,7 +318,9 @@ def summary_headlines(tables: dict[str, pd.DataFrame]) -> list[Headline]:
         Headline(
             "Then vs now",
             "the study's version (and machine) → ours on the same device type: what became of each "
-            "function's outcome, and the median latency ratio now / then (below 1× = faster now).",
+            "function's outcome, and the median latency ratio now / then against that same machine "
+            "(below 1× = faster now), with the quiet repeats ours rests on (runs that shared the cores "
+            "count for outcomes, never for latencies).",
             THEN_NOW_TITLE,
             then_now_grid,
         ),

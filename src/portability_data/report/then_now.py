@@ -30,6 +30,9 @@ from portability_data.report.inputs import (
 # lowering and fallbacks are shared, dtype support and speed are not.
 STUDY_DEVICE_OF = {"xla": "tpu"}
 
+# The newer setting's key columns of every then/now table (hidden in the report: the label says it).
+NOW_KEYS = ["now_key", "now_version", "now_device"]
+
 CHANGE_ORDER = [
     "fixed",
     "broke",
@@ -61,6 +64,7 @@ def then_now(inputs: Inputs, primary: dict[tuple, str]) -> tuple[pd.DataFrame, p
         "then_other_devices",
         "now_key",
         "now_version",
+        "now_device",
     ]
     latency_cols = [
         "framework",
@@ -74,6 +78,7 @@ def then_now(inputs: Inputs, primary: dict[tuple, str]) -> tuple[pd.DataFrame, p
         "ratio_now_vs_then",
         "now_key",
         "now_version",
+        "now_device",
     ]
     if outcomes.empty:
         return pd.DataFrame(columns=change_cols), pd.DataFrame(columns=latency_cols)
@@ -102,11 +107,15 @@ def then_now(inputs: Inputs, primary: dict[tuple, str]) -> tuple[pd.DataFrame, p
     elsewhere = _study_elsewhere(study, primary)
     for setting in now_settings:
         source, framework, version, device, model, mode = setting
-        key = {"now_key": f"{source}/{framework}/{slug(model)}/{mode}", "now_version": version}
+        key = {
+            "now_key": f"{source}/{framework}/{slug(model)}/{mode}",
+            "now_version": version,
+            "now_device": device,
+        }
         here = newer[(newer[SETTING_KEYS] == pd.Series(setting, index=SETTING_KEYS)).all(axis=1)]
         then_device = STUDY_DEVICE_OF.get(device, device)
         then_model = _then_model(
-            study, framework, then_device, model, lambda f: (f["outcome"].isin(KNOWN)).sum()
+            study, framework, then_device, model, lambda f: (f["outcome"].isin(KNOWN)).sum(), primary
         )
         now_label = setting_label(*setting)
         then_rows = (
@@ -149,14 +158,14 @@ def then_now(inputs: Inputs, primary: dict[tuple, str]) -> tuple[pd.DataFrame, p
                     **key,
                 }
             )
-        lat_model = _then_model(study_lat, framework, then_device, model, len)
-        if not lat_model or newer_lat.empty:
+        # the latencies are read against the machine the outcomes were (one pair per comparison)
+        if not then_model or newer_lat.empty:
             continue
         now_lat = newer_lat[(newer_lat[SETTING_KEYS] == pd.Series(setting, index=SETTING_KEYS)).all(axis=1)]
         then_lat = study_lat[
             (study_lat["framework"] == framework)
             & (study_lat["device"] == then_device)
-            & (study_lat["device_model"] == lat_model)
+            & (study_lat["device_model"] == then_model)
         ]
         if then_lat.empty or now_lat.empty:
             continue
@@ -200,15 +209,26 @@ def _study_elsewhere(study: pd.DataFrame, primary: dict[tuple[str, str], str]) -
 
 
 def _then_model(
-    study: pd.DataFrame, framework: str, device: str, model: str, score: Callable[[pd.DataFrame], Any]
+    study: pd.DataFrame,
+    framework: str,
+    device: str,
+    model: str,
+    score: Callable[[pd.DataFrame], Any],
+    primary: dict[tuple[str, str], str],
 ) -> str | None:
-    """The study model to compare a newer run with: the same model where the study has data for it."""
+    """The one study machine a newer setting is compared with, for its outcomes and its latencies
+    alike: the same model where the study has data for it, else the study's primary model of the
+    device type where this framework has data on it, else the best-scored one. Choosing per number
+    compared TPU v3-8's outcomes with TPU v2-8's latencies under one label (issue 49)."""
     rows = study[(study["framework"] == framework) & (study["device"] == device)] if len(study) else study
     if rows.empty:
         return None
     scores = {m: int(score(group)) for m, group in rows.groupby("device_model")}
     if scores.get(model, 0) > 0:
         return model
+    chosen = primary.get((STUDY, device))
+    if scores.get(chosen, 0) > 0:
+        return chosen
     return sorted(scores.items(), key=lambda kv: (-kv[1], str(kv[0])))[0][0]
 
 
@@ -247,20 +267,16 @@ def change_summary(changes: pd.DataFrame) -> pd.DataFrame:
     """Functions per change category, per framework and newer setting (and the study setting it is read
     against)."""
     if changes.empty:
-        return pd.DataFrame(
-            columns=["framework", "now_setting", "then_setting", *CHANGE_ORDER, "now_key", "now_version"]
-        )
+        return pd.DataFrame(columns=["framework", "now_setting", "then_setting", *CHANGE_ORDER, *NOW_KEYS])
     table = (
-        changes.groupby(
-            ["framework", "now_setting", "then_setting", "now_key", "now_version", "change"], sort=False
-        )
+        changes.groupby(["framework", "now_setting", "then_setting", *NOW_KEYS, "change"], sort=False)
         .size()
         .unstack("change", fill_value=0)
         .reindex(columns=CHANGE_ORDER, fill_value=0)
         .reset_index()
     )
     table.columns.name = None
-    return table[["framework", "now_setting", "then_setting", *CHANGE_ORDER, "now_key", "now_version"]]
+    return table[["framework", "now_setting", "then_setting", *CHANGE_ORDER, *NOW_KEYS]]
 
 
 def latency_move_summary(moves: pd.DataFrame) -> pd.DataFrame:
@@ -273,15 +289,14 @@ def latency_move_summary(moves: pd.DataFrame) -> pd.DataFrame:
         "median_ratio_now_vs_then",
         "pct_faster_now",
         "pct_over_10x_slower_now",
-        "now_key",
-        "now_version",
+        *NOW_KEYS,
     ]
     moves = moves[moves["ratio_now_vs_then"].notna()] if len(moves) else moves
     if moves.empty:
         return pd.DataFrame(columns=columns)
-    grouped = moves.groupby(
-        ["framework", "now_setting", "then_setting", "now_key", "now_version"], sort=False
-    )["ratio_now_vs_then"]
+    grouped = moves.groupby(["framework", "now_setting", "then_setting", *NOW_KEYS], sort=False)[
+        "ratio_now_vs_then"
+    ]
     table = pd.DataFrame(
         {
             "n_functions": grouped.size(),

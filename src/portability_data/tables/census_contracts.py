@@ -33,6 +33,9 @@ SUPPORT_STATUSES = (
     "not_in_wheel",  # the installed wheel lacks the entry (the manifest's is another version): not measured
     "harness",  # the failure is our test code's by the current rules (failures.yaml): not measured
 )
+# The statuses of a pair that ran without raising (ran: nothing judged its values): what "still runs"
+# means moving off the CPU and across frameworks, and what a declared-unsupported dtype should not do.
+RUNNING_STATUSES = ("works", "ran")
 DECLARED_DTYPE = ("supported", "unsupported")
 FINDINGS = ("declared_unsupported_works", "declared_supported_fails")
 
@@ -73,7 +76,14 @@ SUPPORT_MATRIX = _schema(
         ),
         _field("samples", _i64, True, "samples run (null: the generator raised before any ran)"),
         _field("samples_failed", _i64, True, "samples that raised or left the tolerance"),
-        _field("oracle", _str, True, "reference (NumPy), eager, cpu or none"),
+        _field(
+            "oracle",
+            _str,
+            True,
+            "reference (the entry's own reference function: an OpInfo's ref, upstream's reference "
+            "function for a ModuleInfo entry, TensorFlow's mapped reference), numpy, numpy_32bit, "
+            "scipy, eager, cpu or none",
+        ),
         _field("max_abs_error", _f64, True, "largest absolute deviation from the oracle"),
         _field("max_rel_error", _f64, True, "largest relative deviation from the oracle"),
         _field("error_type", _str, True, "the first failing sample's exception"),

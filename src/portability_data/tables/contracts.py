@@ -284,7 +284,13 @@ RESULTS = _schema(
             True,
             "finer reading of the failure from the rule table (compile_limitation, wrong_result, ...)",
         ),
-        _field("oracle", _str, True, "what the values were compared with: reference, numpy, eager, cpu"),
+        _field(
+            "oracle",
+            _str,
+            True,
+            "what the values were compared with: reference (the entry's own reference function; for a "
+            "ModuleInfo entry upstream's, not NumPy), numpy, numpy_32bit, scipy, eager, cpu",
+        ),
         _field("samples", _i64, True, "sample inputs the subtest ran (census: a subtest per entry x dtype)"),
         _field("samples_failed", _i64, True, "of those samples, how many raised or left the tolerance"),
         _field("max_abs_error", _f64, True, "largest absolute deviation from the oracle over the samples"),
