@@ -16,7 +16,13 @@ from portability_data.pipeline.declared_torch_xla import (
     out_path,
 )
 from portability_data.pipeline.frames import plain_frame
-from portability_data.report.declared_xla import agreement, allowed_pairs, disagreements, torch_xla_section
+from portability_data.report.declared_xla import (
+    agreement,
+    allowed_pairs,
+    disagreements,
+    reading,
+    torch_xla_section,
+)
 from portability_data.tables.tableio import read_table, write_table
 
 SOURCE = {"repository": "pytorch/xla", "path": "test/test_ops.py", "tag": "v9.9.9", "commit": "0" * 40}
@@ -184,6 +190,7 @@ def test_each_disagreement_is_listed_with_a_reading_of_its_evidence(imported) ->
                 message="ran on the host instead of xla: aten::nonzero x2",
             ),
             matrix_row("cos", "float32", "works"),
+            matrix_row("logical_not", "bool", "ran"),  # not a dtype torch_xla runs: not its pair
             matrix_row("abs", "float32", "fails", error_type="RuntimeError") | {"device": "cpu"},
         ]
     )
@@ -195,6 +202,8 @@ def test_each_disagreement_is_listed_with_a_reading_of_its_evidence(imported) ->
     assert list(listed.index) == ["abs", "addmm.decomposed"]
     assert listed.loc["abs", "reading"] == "edge input (not among torch_xla's samples)"
     assert listed.loc["addmm.decomposed", "reading"].startswith("within 0.001")
+    assert reading({"status": "ran", "error_message": None}).startswith("ran, nothing compared")
+    assert reading({"status": "deviates", "error_message": "x", "max_rel_error": 0.5}) == "deviates"
 
 
 def test_the_report_section_on_the_committed_data_accounts_for_every_pair(repo_root: Path) -> None:
