@@ -724,3 +724,35 @@ def test_a_failure_the_rules_now_put_on_the_harness_is_not_the_frameworks_in_any
         "jax": 1,
         "torch": 0,
     }
+
+
+def test_a_refusal_by_design_is_no_finding_against_the_declared_dtype() -> None:
+    """Integer fmod by a zero divisor and meshgrid of an N-D tensor raise by design on a dtype the
+    framework supports: the current failure rules read them as input_domain, and the support matrix
+    keeps the pair failing but makes no declared_supported_fails finding of it (issue 48); a missing
+    kernel on the same declared dtype still is one."""
+    from portability_data.pipeline.support_matrix import support_matrix
+    from tests.conftest import example_rows
+
+    base = example_rows()["results"][0]
+    meshgrid_message = "torch.meshgrid: Expected 0D or 1D tensor in the tensor list but got: 1"
+    rows = []
+    for entry, dtype, error_type, message in (
+        ("fmod", "int64", "RuntimeError", "ZeroDivisionError"),
+        ("meshgrid", "float32", "RuntimeError", meshgrid_message),
+        ("cumsum", "int64", "NotImplementedError", '"cumsum_cpu" not implemented for \'Long\''),
+    ):  # fmt: skip
+        rows.append({
+            **base, "framework": "torch", "device": "cpu", "framework_version": "2.13.0+cpu",
+            "case_id": f"torch.census.opinfo.{entry}", "function": f"torch.{entry}",
+            "test_id": f"cases/torch/census/test_opinfo.py::test_entry[{entry}-{dtype}]",
+            "subtest": f"test_entry[{entry}-{dtype}]", "outcome": "failed", "confirmation": "confirmed",
+            "failure_category": "other", "failure_rule": "unclassified", "failure_subcategory": None,
+            "error_type": error_type, "error_message": message, "samples": 4, "samples_failed": 4,
+        })  # fmt: skip
+    declared = pd.DataFrame([declared_row(entry, dtype, "supported_dtype") for entry, dtype, *_ in (
+        ("fmod", "int64"), ("meshgrid", "float32"), ("cumsum", "int64"))])  # fmt: skip
+    matrix = support_matrix(pd.DataFrame(rows), None, declared).set_index("entry")
+    assert set(matrix["status"]) == {"fails"} and set(matrix["declared_dtype"]) == {"supported"}
+    assert matrix["finding"].isna()[["fmod", "meshgrid"]].all()
+    assert matrix.loc["cumsum", "finding"] == "declared_supported_fails"
