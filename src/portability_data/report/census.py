@@ -38,6 +38,7 @@ KINDS = (
     "partial",
     "fails",
     "deviates",
+    "reference_quirk",
     "unconfirmed",
     "host_fallback",
     "not_in_wheel",

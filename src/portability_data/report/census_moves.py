@@ -15,7 +15,7 @@ TOP_LOST = 25  # functions lost moving off the CPU, most pairs first
 
 # A census pair on the CPU and on another device (same framework, entry, dtype and mode): what moving
 # the function off the CPU did to it. Statuses that say nothing either way are not compared.
-NOT_COMPARED = ("unconfirmed", *NOT_MEASURED)
+NOT_COMPARED = ("unconfirmed", "reference_quirk", *NOT_MEASURED)  # a quirk is the reference's, on both
 PAIR = ["framework", "origin", "entry", "dtype", "mode"]
 MOVES = ("works_both", "lost", "falls_back", "gained", "fails_both")
 

@@ -23,6 +23,7 @@ SUPPORT_STATUSES = (
     "partial",
     "fails",
     "deviates",
+    "reference_quirk",  # it deviates from a reference known to compute something else (reference_quirks.yaml)
     "unconfirmed",
     "error",
     "timeout",
