@@ -1,0 +1,131 @@
+"""The main job shows its progress wherever it runs and ends saying what it measured and where the
+report is (issue 59): through a pipe, one line per case with the setting, the case's place and the
+run's elapsed time; a `still running` line while a long case runs; in a terminal of zero columns
+(where a tqdm bar draws nothing) lines, not a bar; and `portability bench` closes with the settings
+it measured, the shards' folder and the report `dvc repro` builds."""
+
+from __future__ import annotations
+
+import fcntl
+import io
+import os
+import pty
+import re
+import struct
+import subprocess
+import sys
+import termios
+from pathlib import Path
+
+import pytest
+
+from portability_data.runner.progress import BarProgress, LineProgress, setting_of, terminal_progress
+from portability_data.runner.spec import Paths, RunSpec
+from portability_data.runner.supervisor import new_run_id, run, shard_path
+from tests.conftest import REPO_ROOT, CaseRepo
+
+JAX_COS = """
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+@pytest.mark.parametrize("n", [1, 3])
+def test_cos(device, timed, n):
+    out = timed(jnp.cos, jnp.zeros((n,)))
+    np.testing.assert_allclose(np.asarray(out), np.ones(n))
+"""
+JAX_EXP = """
+import jax.numpy as jnp
+import numpy as np
+
+def test_exp(device, timed):
+    np.testing.assert_allclose(np.asarray(timed(jnp.exp, jnp.zeros((2,)))), np.ones(2))
+"""
+FINE = "def test_a():\n    assert True\n"
+SLOW = "import time\n\ndef test_slow():\n    time.sleep(2.0)\n"
+
+
+def cli(root: Path, *args: str, **kwargs) -> subprocess.CompletedProcess:
+    env = {**os.environ, "PYTHONPATH": str(REPO_ROOT / "src")}
+    command = [sys.executable, "-m", "portability_data.cli", *args]
+    return subprocess.run(command, cwd=root, env=env, text=True, check=False, timeout=600, **kwargs)
+
+
+def test_a_long_case_says_it_is_still_running(case_repo: CaseRepo) -> None:
+    """No subtest row comes for seconds: the log still gets a line each beat, naming the case."""
+    case_repo.add("torch", "slow", SLOW)
+    case_repo.add("torch", "zfine", FINE)
+    stream = io.StringIO()
+    progress = LineProgress(stream, beat_s=0.3)
+    spec = RunSpec("torch", "cpu", repeats=1, timeout_s=60)
+    run(spec, Paths.under(case_repo.root), log=lambda m: None, progress=progress, confirm=False)
+    lines = stream.getvalue().splitlines()
+    beats = [line for line in lines if "still running" in line]
+    assert beats and all(
+        re.fullmatch(r"torch/cpu/eager \[1/2\] torch\.slow: still running, 0 subtest\(s\) done so far "
+                     r"\(\d+ s; run 0:0\d\)", line)
+        for line in beats
+    ), lines  # fmt: skip
+    done = "torch/cpu/eager [1/2] torch.slow: 1 passed"
+    finished = [i for i, line in enumerate(lines) if line.startswith(done)]
+    assert finished and all(lines.index(b) < finished[0] for b in beats)  # none once the case is done
+    assert not any("torch.zfine: still running" in line for line in lines)
+    assert progress._stop.is_set()  # the run closed the progress: its thread has stopped
+
+
+def test_the_setting_is_read_from_the_run_id() -> None:
+    census = new_run_id(RunSpec("jax", "cpu", "compiled", suite="census"))
+    assert setting_of(census) == "jax/cpu/compiled census"
+    assert setting_of(new_run_id(RunSpec("tensorflow", "cpu"))) == "tensorflow/cpu/eager"
+
+
+def _pty(columns: int) -> tuple[int, int]:
+    master, slave = pty.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 0 if columns == 0 else 24, columns, 0, 0))
+    return master, slave
+
+
+@pytest.mark.parametrize("columns", [0, 100])
+def test_a_terminal_of_zero_columns_gets_lines_and_a_sized_one_the_bar(
+    columns: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    master, slave = _pty(columns)
+    with os.fdopen(slave, "w") as terminal:
+        monkeypatch.setattr(sys, "stdout", terminal)
+        chosen = terminal_progress(terminal)
+    os.close(master)
+    assert type(chosen) is (LineProgress if columns == 0 else BarProgress)
+
+
+@pytest.mark.parametrize("columns", [0, 100])
+def test_portability_run_in_a_terminal_of_zero_columns_prints_lines(
+    case_repo: CaseRepo, columns: int
+) -> None:
+    """A real run on a pseudo-terminal: with zero columns the case lines, with a width the bar."""
+    case_repo.add("torch", "fine", FINE)
+    master, slave = _pty(columns)
+    args = ["run", "--framework", "torch", "--repeats", "1", "--no-confirm", "--timeout", "60"]
+    env = {**os.environ, "PYTHONPATH": str(REPO_ROOT / "src")}
+    env.pop("COLUMNS", None)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "portability_data.cli", *args],
+        cwd=case_repo.root, env=env, stdin=subprocess.DEVNULL, stdout=slave, stderr=slave,
+    )  # fmt: skip
+    os.close(slave)
+    chunks = []
+    while True:
+        try:
+            data = os.read(master, 4096)
+        except OSError:  # the terminal's other end closed: the run exited
+            break
+        if not data:
+            break
+        chunks.append(data)
+    os.close(master)
+    assert process.wait(timeout=600) == 0
+    text = b"".join(chunks).decode(errors="replace")
+    line = re.search(r"torch/cpu/eager \[1/1\] torch\.fine: 1 passed, 0 failed, 0 errors, 0 skipped \(", text)
+    bar = "case/s" in text or "s/case" in text
+    assert (line is not None, bar) == ((True, False) if columns == 0 else (False, True)), text
+    run_id = re.findall(r"^(torch-cpu-eager-\S+?)\r?$", text, re.MULTILINE)[-1]  # stdout: the run id
+    assert shard_path(Paths.under(case_repo.root), run_id, "local").is_file()
