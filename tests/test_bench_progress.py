@@ -18,6 +18,7 @@ import termios
 from pathlib import Path
 
 import pytest
+import yaml
 
 from portability_data.runner.progress import BarProgress, LineProgress, setting_of, terminal_progress
 from portability_data.runner.spec import Paths, RunSpec
@@ -49,6 +50,46 @@ def cli(root: Path, *args: str, **kwargs) -> subprocess.CompletedProcess:
     env = {**os.environ, "PYTHONPATH": str(REPO_ROOT / "src")}
     command = [sys.executable, "-m", "portability_data.cli", *args]
     return subprocess.run(command, cwd=root, env=env, text=True, check=False, timeout=600, **kwargs)
+
+
+def test_bench_through_a_pipe_prints_a_line_per_case_and_closes_with_what_and_where(
+    case_repo: CaseRepo,
+) -> None:
+    case_repo.add("jax", "numpy_cos", JAX_COS, function="jax.numpy.cos")
+    case_repo.add("jax", "numpy_exp", JAX_EXP, function="jax.numpy.exp")
+    params = yaml.safe_load((REPO_ROOT / "params.yaml").read_text())  # the real quick profile
+    params["run"].update(frameworks=["jax"], timeout_s=120)
+    (case_repo.root / "params.yaml").write_text(yaml.safe_dump(params))
+    out = cli(case_repo.root, "bench", capture_output=True)
+    assert out.returncode == 0, out.stderr
+    per_case = [line for line in out.stderr.splitlines() if line.startswith("jax/cpu/eager [")]
+    pattern = (
+        r"jax/cpu/eager \[(\d)/2\] (jax\.numpy\.\w+): (\d) passed, 0 failed, 0 errors, 0 skipped "
+        r"\(\d+\.\d s; run 0:\d\d\)"
+    )
+    found = [re.fullmatch(pattern, line) for line in per_case]
+    assert all(found) and [(m[1], m[2], m[3]) for m in found] == [
+        ("1", "jax.numpy.cos", "2"),
+        ("2", "jax.numpy.exp", "1"),
+    ], out.stderr
+    [shard] = sorted((case_repo.root / "data" / "results" / "local").glob("*.parquet"))
+    run_id = shard.stem
+    assert out.stdout.splitlines() == [
+        "bench done (profile quick): 1 setting(s) of this machine, 1 measured now, 0 already measured "
+        "by an earlier bench",
+        f"  jax/cpu/eager: 2 case file(s) x 1 repeat(s), measured now: {run_id}",
+        "shards: data/results/local/ (source local: this machine's, never pooled with the project's)",
+        "next: `dvc repro` sets them beside the study's and ours and builds the report: reports/report.md "
+        "(and reports/report.html, offline)",
+    ]
+
+    again = cli(case_repo.root, "bench", capture_output=True)
+    assert again.returncode == 0, again.stderr
+    assert again.stdout.splitlines()[:2] == [
+        "bench done (profile quick): 1 setting(s) of this machine, 0 measured now, 1 already measured "
+        "by an earlier bench",
+        f"  jax/cpu/eager: 2 case file(s) x 1 repeat(s), measured earlier: {run_id}",
+    ]
 
 
 def test_a_long_case_says_it_is_still_running(case_repo: CaseRepo) -> None:
