@@ -170,3 +170,19 @@ def test_portability_run_in_a_terminal_of_zero_columns_prints_lines(
     assert (line is not None, bar) == ((True, False) if columns == 0 else (False, True)), text
     run_id = re.findall(r"^(torch-cpu-eager-\S+?)\r?$", text, re.MULTILINE)[-1]  # stdout: the run id
     assert shard_path(Paths.under(case_repo.root), run_id, "local").is_file()
+
+
+def test_the_heartbeat_names_the_confirmations_and_is_silent_between_cases() -> None:
+    progress = LineProgress(io.StringIO(), beat_s=3600.0)
+    progress.started("jax-cpu-eager-20261205T000000Z-abcdef", 1, 1)
+    progress.case_started({"case_id": "jax.numpy.cos"}, 0)
+    assert progress.heartbeat().startswith("jax/cpu/eager [1/1] jax.numpy.cos: still running, 0 subtest(s)")
+    progress.case_finished({"case_id": "jax.numpy.cos"}, 0)
+    assert progress.heartbeat() is None  # between cases: nothing is running
+    progress.confirming(3)
+    progress.confirmed("cases/jax/test_cos.py::test_cos[1]", "confirmed")
+    assert re.fullmatch(
+        r"jax/cpu/eager re-running failing subtests alone: 1 of 3 done \(run 0:0\d\)", progress.heartbeat()
+    )
+    progress.close()
+    assert progress._stop.is_set()
