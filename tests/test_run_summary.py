@@ -51,8 +51,8 @@ def test_a_case_file_that_cannot_be_collected_fails_the_run_naming_file_and_line
     assert [r["outcome"] for r in rows if r["case_id"] == "torch.broken"] == ["error"]  # kept as data
     lines = out.stderr.strip().splitlines()
     reason = "could not be collected: cases/torch/test_broken.py:4: SyntaxError: invalid syntax"
-    assert f"[1/2] torch.broken: {reason}" in lines  # the per-case line while it runs
-    assert "[2/2] torch.fine: 2 passed, 1 failed, 0 errors, 1 skipped" in out.stderr
+    assert f"torch/cpu/eager [1/2] torch.broken: {reason}" in lines  # the per-case line while it runs
+    assert "torch/cpu/eager [2/2] torch.fine: 2 passed, 1 failed, 0 errors, 1 skipped (" in out.stderr
     assert f"torch.broken: {reason}" in lines  # and again under the summary table
     assert lines[-1].startswith("FAILED: 1 of 2 case file(s) could not run") and run_id in lines[-1]
     assert "\r" not in out.stderr  # no bar in a log

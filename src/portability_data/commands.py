@@ -312,7 +312,7 @@ def cmd_census_harvest(args: argparse.Namespace) -> None:
 
 
 def cmd_bench(args: argparse.Namespace) -> None:
-    from portability_data.pipeline.bench import BenchError, bench, dry_run
+    from portability_data.pipeline.bench import BenchError, bench, closing_lines, dry_run
     from portability_data.runner.progress import terminal_progress
 
     if args.dry_run:
@@ -336,10 +336,7 @@ def cmd_bench(args: argparse.Namespace) -> None:
         )
     except BenchError as exc:
         raise SystemExit(f"error: {exc}") from None
-    print(
-        f"{len(report.covering)} local run(s) cover this machine ({len(report.ran_now)} run now); "
-        "`dvc repro` sets them beside the study's"
-    )
+    print("\n".join(closing_lines(report, _repo_root())), flush=True)
     if report.not_run:
         raise SystemExit(f"FAILED: case files could not run in {', '.join(report.not_run)} (see above)")
 
@@ -443,6 +440,8 @@ def cmd_report(args: argparse.Namespace) -> None:
     from portability_data.report.build import run_report
 
     run_report(Path("data"), args.out, args.metrics)
+    out = Path(args.out)
+    print(f"the report: {out / 'report.md'} (and {out / 'report.html'}, offline)")
 
 
 def cmd_dataset_build(args: argparse.Namespace) -> None:

@@ -18,7 +18,7 @@ import json
 import platform
 import subprocess
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -234,6 +234,60 @@ class BenchReport:
     covering: list[str]
     ran_now: list[str]
     not_run: list[str]  # run ids in which some case file could not run at all (not the framework's)
+    measured: list[Measured] = field(default_factory=list)  # per setting, in the order planned
+    profile: str = "quick"
+
+
+@dataclass(frozen=True)
+class Measured:
+    """One setting of the bench as it ended: how many case files its runs measured, and which runs
+    (ran now, or found from an earlier bench)."""
+
+    label: str
+    repeats: int
+    cases: int
+    run_ids: tuple[str, ...]
+    ran_now: bool
+
+
+REPORT_FILES = ("reports/report.md", "reports/report.html")  # the report stage's outs (dvc.yaml)
+
+
+def closing_lines(report: BenchReport, repo_root: Path) -> list[str]:
+    """The bench's last words: what was measured here, per framework x mode, where the shards are,
+    and the next step (`dvc repro`) with the report it builds, so a newcomer knows where to look."""
+    local = Paths.under(repo_root).results_dir / SOURCE
+    where = local.relative_to(repo_root) if local.is_relative_to(repo_root) else local
+    now = sum(1 for m in report.measured if m.ran_now)
+    lines = [
+        f"bench done (profile {report.profile}): {len(report.measured)} setting(s) of this machine, "
+        f"{now} measured now, {len(report.measured) - now} already measured by an earlier bench"
+    ]
+    for m in report.measured:
+        how = "measured now" if m.ran_now else "measured earlier"
+        lines.append(
+            f"  {m.label}: {m.cases} case file(s) x {m.repeats} repeat(s), {how}: {', '.join(m.run_ids)}"
+        )
+    lines.append(f"shards: {where}/ (source local: this machine's, never pooled with the project's)")
+    lines.append(
+        f"next: `dvc repro` sets them beside the study's and ours and builds the report: "
+        f"{REPORT_FILES[0]} (and {REPORT_FILES[1]}, offline)"
+    )
+    return lines
+
+
+def _cases_in(paths: Paths, run_ids: tuple[str, ...]) -> int:
+    """How many distinct case files the runs' shards hold together."""
+    import pyarrow.parquet as pq
+
+    from portability_data.runner.supervisor import shard_path
+
+    cases: set[str] = set()
+    for run_id in run_ids:
+        shard = shard_path(paths, run_id, SOURCE)
+        if shard.is_file():
+            cases.update(pq.read_table(shard, columns=["case_id"]).column("case_id").to_pylist())
+    return len(cases)
 
 
 def bench(
@@ -249,13 +303,15 @@ def bench(
     from portability_data.runner.supervisor import shard_path
 
     settings = detect_and_plan(params, repo_root, profile, frameworks, say)
-    report = BenchReport([], [], [])
+    report = BenchReport([], [], [], profile=profile)
     paths = Paths.under(repo_root)
     for setting in settings:
         spec, label = setting.spec, setting.label
         report.covering.extend(r for r in setting.covering if r not in report.covering)
         if setting.done_run_id:
             say(f"{label}: this machine has it already ({', '.join(setting.covering)})")
+            runs = setting.covering
+            report.measured.append(Measured(label, spec.repeats, _cases_in(paths, runs), runs, False))
             continue
         if spec.cases:
             say(
@@ -274,6 +330,8 @@ def bench(
         say("\n".join(summary.report()))
         report.covering.append(run_id)
         report.ran_now.append(run_id)
+        runs = (*setting.covering, run_id)
+        report.measured.append(Measured(label, spec.repeats, _cases_in(paths, runs), runs, True))
         if summary.not_run:
             report.not_run.append(run_id)
     return report
