@@ -30,7 +30,7 @@ def fig_census_status(summary: pd.DataFrame, statuses: tuple[str, ...]) -> bytes
     fig, ax = plt.subplots(figsize=(1.1 * len(shares.columns) + 3, 0.4 * len(shares) + 1.4))
     ax.grid(False)
     image = ax.imshow(shares.to_numpy(), cmap="viridis", vmin=0, vmax=100, aspect="auto")
-    ax.set_xticks(np.arange(len(shares.columns)), labels=list(shares.columns))
+    ax.set_xticks(np.arange(len(shares.columns)), labels=list(shares.columns), rotation=30, ha="right")
     ax.set_yticks(np.arange(len(shares)), labels=list(shares.index))
     for (row, column), value in np.ndenumerate(shares.to_numpy()):
         ax.text(
