@@ -15,7 +15,10 @@ by absolute path). So the only plugin in any arm is the harness, loaded the same
 
 A baseline fails loudly: pytest exiting with anything but 0 (all passed) or 1 (some subtest failed,
 which is data), or running no test, stops the benchmark with a message naming the arm, the command
-and the tail of its output (exit 2).
+and the tail of its output (exit 2). One exception: in the one-process-per-case arm, a case file
+whose pytest is killed by a signal (an abort in the framework, as the runner's worker isolates and
+records as crashed) is recorded as crashed, its time counted, and the arm goes on: a case that
+aborts is part of the suite the study's way pays for too. Crashed files are listed in the result.
 
 Usage: python benchmarks/bench_runner.py [--framework torch] [--cases ID ...] [--rounds 3]
     [--per-case-rounds 1] [--device cpu] [--mode eager] [--out PATH]
@@ -77,6 +80,15 @@ class BaselineError(RuntimeError):
     """A baseline's pytest was interrupted, misused, failed to collect, or ran no test."""
 
 
+class BaselineCrashed(BaselineError):
+    """A baseline's pytest was killed by a signal (negative exit status): a case aborted the process."""
+
+    def __init__(self, message: str, seconds: float, tests: int) -> None:
+        super().__init__(message)
+        self.seconds = seconds
+        self.tests = tests
+
+
 def _paths(scratch: Path) -> Paths:
     return Paths(REPO, REPO / "cases", scratch / "results", scratch / "runs", scratch / "journal")
 
@@ -99,7 +111,7 @@ def count_tests(output: str) -> int:
 def run_baseline(arm: str, files: list[str], spec: RunSpec) -> tuple[float, int]:
     """(seconds, tests run) of one pytest process over `files` (paths relative to the repository or
     absolute), run as the runner's worker runs them. Raises BaselineError on exit codes other than
-    0 and 1 or when no test ran."""
+    0 and 1 or when no test ran; BaselineCrashed (one) when a signal killed pytest."""
     targets = [str(REPO / f) for f in files]  # absolute paths stay as they are
     command = [sys.executable, "-m", "pytest", *targets, *PYTEST_ARGS]
     with tempfile.TemporaryDirectory(prefix="bench-scratch-") as scratch_name:
@@ -117,12 +129,15 @@ def run_baseline(arm: str, files: list[str], spec: RunSpec) -> tuple[float, int]
         problem = "pytest ran no test"
     if problem:
         shown = " ".join(f"{k}={env.get(k)}" for k in SHOWN_ENV)
-        raise BaselineError(
+        message = (
             f"baseline {arm!r}: {problem}\n"
             f"  command: {shlex.join(command)}\n"
             f"  environment: {shown}\n"
             f"  output (last {TAIL_CHARS} characters):\n{output[-TAIL_CHARS:]}"
         )
+        if done.returncode < 0:
+            raise BaselineCrashed(message, elapsed, tests)
+        raise BaselineError(message)
     return elapsed, tests
 
 
@@ -130,13 +145,22 @@ def plain_pytest(files: list[str], spec: RunSpec) -> tuple[float, int]:
     return run_baseline("plain_pytest", files, spec)
 
 
-def process_per_case(files: list[str], spec: RunSpec) -> tuple[float, int]:
-    seconds = tests = 0
+def process_per_case(files: list[str], spec: RunSpec) -> tuple[float, int, list[str]]:
+    """(seconds, tests run, case files whose process a signal killed): a crashing case file is
+    recorded and timed, not fatal, as the runner's worker survives it too (the other errors are)."""
+    seconds = 0.0
+    tests = 0
+    crashed: list[str] = []
     for file in files:
-        elapsed, ran = run_baseline("process_per_case", [file], spec)
+        try:
+            elapsed, ran = run_baseline("process_per_case", [file], spec)
+        except BaselineCrashed as exc:
+            elapsed, ran = exc.seconds, exc.tests
+            crashed.append(file)
+            print(f"bench_runner: {file}: crashed in its own pytest process ({exc.args[0].splitlines()[0]})")
         seconds += elapsed
         tests += ran
-    return seconds, tests
+    return seconds, tests, crashed
 
 
 def runner(spec: RunSpec) -> tuple[float, int]:
@@ -173,6 +197,7 @@ def main() -> None:
     spec.validate()
     measured: dict[str, list[float]] = {"plain_pytest": [], "runner": [], "process_per_case": []}
     counted: dict[str, int] = {}
+    crashed: list[str] = []
     try:
         for round_ in range(args.rounds):  # interleaved, so drift of the machine hits all alike
             elapsed, counted["plain_pytest"] = plain_pytest(files, spec)
@@ -180,7 +205,7 @@ def main() -> None:
             elapsed, counted["runner"] = runner(spec)
             measured["runner"].append(elapsed)
             if round_ < args.per_case_rounds:
-                elapsed, counted["process_per_case"] = process_per_case(files, spec)
+                elapsed, counted["process_per_case"], crashed = process_per_case(files, spec)
                 measured["process_per_case"].append(elapsed)
     except BaselineError as exc:
         print(f"bench_runner: FAILED: {exc}", file=sys.stderr)
@@ -198,6 +223,7 @@ def main() -> None:
         "case_files": len(files),
         "subtests": subtests,
         "subtests_per_arm": counted,
+        "process_per_case_crashed_files": crashed,
         "rounds": args.rounds,
         "per_case_rounds": min(args.per_case_rounds, args.rounds),
         "seconds": measured,
@@ -222,6 +248,8 @@ def main() -> None:
         f"({result['runner_overhead_ms_per_subtest']:.2f} ms per subtest; target <= +10%)"
     )
     print(f"  one process per case file / runner: {result['process_per_case_vs_runner']:.2f}x")
+    if crashed:
+        print(f"  crashed in their own process (timed, counted as run): {', '.join(crashed)}")
     print(f"  written to {out}")
 
 

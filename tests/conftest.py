@@ -50,15 +50,62 @@ def sh(args: list[str], cwd: Path) -> str:
     return out.stdout + out.stderr
 
 
+def local_shards(root: Path = REPO_ROOT) -> list[str]:
+    """Shards under data/results/ and data/runs/ that git does not track: this machine's own runs
+    (`portability bench`, the README's first command). Tests build their data without them."""
+    untracked = subprocess.run(
+        ["git", "ls-files", "--others", "--exclude-standard", "-z", "--", "data/results", "data/runs"],
+        cwd=root,
+        capture_output=True,
+        check=True,
+    ).stdout
+    return sorted(filter(None, untracked.decode().split("\0")))
+
+
+def pipeline_outputs(root: Path = REPO_ROOT) -> list[str]:
+    """dvc.lock and every output it records: what `dvc repro` rewrites from the shards it finds."""
+    import yaml
+
+    lock = yaml.safe_load((root / "dvc.lock").read_text())
+    outs = {out["path"] for stage in lock["stages"].values() for out in stage.get("outs", [])}
+    return sorted(outs | {"dvc.lock"})
+
+
+def committed_paths(root: Path = REPO_ROOT) -> list[str]:
+    """The files git tracks (the working tree's extra shards are not among them)."""
+    tracked = subprocess.run(["git", "ls-files", "-z"], cwd=root, capture_output=True, check=True).stdout
+    return sorted(filter(None, tracked.decode().split("\0")))
+
+
 def copy_repository(target: Path) -> Path:
-    """The repository's committed files (working-tree versions) in a fresh git repository at
-    `target`, committed: a clone to run the real pipeline in."""
-    tracked = subprocess.run(["git", "ls-files", "-z"], cwd=REPO_ROOT, capture_output=True, check=True).stdout
-    for name in filter(None, tracked.decode().split("\0")):
+    """The repository's committed files in a fresh git repository at `target`, committed: a clone
+    to run the real pipeline in. Tracked files come as the working tree has them (so uncommitted
+    code and its `dvc repro` are what is tested), never an untracked shard; where the working tree
+    holds local shards (`portability bench && dvc repro`, the README's first command), its pipeline
+    outputs and dvc.lock were rebuilt from them, so those come from HEAD instead: otherwise the
+    copy's dvc.lock names shards the copy lacks and `dvc status` calls data/results modified."""
+    import io
+    import tarfile
+
+    from_head: list[str] = pipeline_outputs() if local_shards() else []
+
+    def rebuilt(name: str) -> bool:
+        return any(name == out or name.startswith(out.rstrip("/") + "/") for out in from_head)
+
+    for name in committed_paths():
         source = REPO_ROOT / name
-        if source.is_file():
+        if source.is_file() and not rebuilt(name):
             (target / name).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(source, target / name)
+    if from_head:
+        archive = subprocess.run(
+            ["git", "archive", "--format=tar", "HEAD", "--", *from_head],
+            cwd=REPO_ROOT,
+            capture_output=True,
+            check=True,
+        ).stdout
+        with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
+            tar.extractall(target, filter="data")
     sh(["git", "init", "-q"], target)
     sh(["git", "add", "-A"], target)
     sh(["git", "commit", "-qm", "copy"], target)

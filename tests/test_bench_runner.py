@@ -99,3 +99,19 @@ def test_the_benchmark_exits_non_zero_naming_the_arm(
     assert info.value.code == 2
     err = capsys.readouterr().err
     assert "FAILED: baseline 'plain_pytest'" in err and "command: " in err
+
+
+def test_a_case_file_that_aborts_is_recorded_as_crashed_and_the_arm_goes_on(
+    bench: ModuleType, tmp_path: Path
+) -> None:
+    """powerSGD's case aborts its pytest process (SIGABRT, exit -6): the runner isolates it, so the
+    one-process-per-case baseline must survive it too, not stop the benchmark."""
+    aborts = tmp_path / "test_aborts.py"
+    aborts.write_text("import os\ndef test_abort():\n    os.abort()\n")
+    fine = tmp_path / "test_fine.py"
+    fine.write_text("def test_ok():\n    pass\n")
+    seconds, tests, crashed = bench.process_per_case([str(aborts), str(fine)], SPEC)
+    assert crashed == [str(aborts)]
+    assert tests == 1 and seconds > 0  # the file after the crash ran
+    with pytest.raises(bench.BaselineCrashed, match="exited with code -6"):  # one process: still loud
+        bench.run_baseline("plain_pytest", [str(aborts), str(fine)], SPEC)

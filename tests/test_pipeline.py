@@ -83,9 +83,11 @@ def test_the_committed_outcomes_are_what_aggregation_makes_of_the_committed_shar
     """The derived tables are never taken on trust: a pull request that adds a hardware run commits
     its shards and what `dvc repro` made of them (CONTRIBUTING, issue 22), and CI derives the
     outcomes and latencies again from every committed shard and compares them with the committed
-    ones, so an outcome edited by hand (with a dvc.lock to match) cannot pass as measured."""
+    ones, so an outcome edited by hand (with a dvc.lock to match) cannot pass as measured. Both
+    sides are the committed files (a copy): this machine's untracked shards are in neither."""
     from portability_data.tables.tableio import read_table
 
+    repo = copy_repository(tmp_path / "repo")
     derived = {name: tmp_path / f"{name}.parquet" for name in ("outcomes", "latencies")}
     _sh(
         [
@@ -96,10 +98,10 @@ def test_the_committed_outcomes_are_what_aggregation_makes_of_the_committed_shar
             "--latencies",
             str(derived["latencies"]),
         ],
-        REPO_ROOT,
+        repo,
     )
     for name, path in derived.items():
-        committed = read_table(name, REPO_ROOT / "data" / name)
+        committed = read_table(name, repo / "data" / name)
         again = read_table(name, path)
         assert len(again) == len(committed), (
             f"data/{name}: {len(committed)} rows committed, {len(again)} derived"

@@ -26,7 +26,9 @@ from portability_data.pipeline.aggregate import (
     supersede,
 )
 from portability_data.pipeline.aggregate_quiet import BASIS_COLUMNS, latency_basis
+from portability_data.report.census import KINDS as CENSUS_STATUSES
 from portability_data.report.census import census_section
+from portability_data.report.census_figure import fig_census_status
 from portability_data.report.declared_support import declared_section
 from portability_data.report.declared_xla import torch_xla_section
 from portability_data.report.figures import (
@@ -462,6 +464,10 @@ def run_report(
     if census is not None:
         sections.append(census[0])
         metrics["census"] = census[1]
+        heat_map = fig_census_status(census[0].tables[0][1], CENSUS_STATUSES)  # the per-setting table
+        if heat_map is not None:
+            images["census_status.png"] = heat_map
+            census[0].figures.append("census_status.png")
     fallback = host_fallback_section(data_dir, tables["then_now_changes"], tables["then_now_latency"])
     if fallback is not None:
         sections.append(fallback[0])
