@@ -18,9 +18,10 @@ from tests.conftest import REPO_ROOT
 REPORT = REPO_ROOT / "reports" / "report.html"
 BROWSERS = ("chromium", "chromium-browser", "google-chrome", "chrome", "headless_shell")
 BROWSER = next((found for name in BROWSERS if (found := shutil.which(name))), None)
-pytestmark = pytest.mark.skipif(
-    BROWSER is None, reason=f"no Chromium binary on the PATH (looked for {', '.join(BROWSERS)})"
-)
+MISSING = f"no Chromium binary on the PATH (looked for {', '.join(BROWSERS)})"
+if BROWSER is None and os.environ.get("PORTABILITY_REQUIRE_BROWSER"):  # CI installed one: never skip
+    raise RuntimeError(f"PORTABILITY_REQUIRE_BROWSER is set but there is {MISSING}")
+pytestmark = pytest.mark.skipif(BROWSER is None, reason=MISSING)
 EXTERNAL = re.compile(r"^\s*(https?:)?//", re.IGNORECASE)
 CSS_URL = re.compile(r"url\(\s*['\"]?\s*((?:https?:)?//[^)'\"]*)", re.IGNORECASE)
 
