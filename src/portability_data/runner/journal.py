@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from portability_data.runner.row_chain import confirm_digest, genesis, next_link, row_digest, write_chain
 from portability_data.runner.spec import Paths, RunError, RunSpec
 from portability_data.runner.worker_process import WorkerInfo
 from portability_data.tables.contracts import LIMIT_OUTCOMES
@@ -25,11 +26,17 @@ class Journal:
     Every line is handed to the OS as soon as it is written, so a killed runner loses nothing; it
     is forced to disk (fsync) once per case file (``sync``), not per row: a sync costs about a
     millisecond, more than many subtests take, and a power cut loses one case file at most.
+
+    Rows and confirmations carry a `link` (runner/row_chain.py): the chain `seal` writes beside the
+    journal at the finish, which the submission check recomputes from the shard. A journal from
+    before the chain has no links and gets none (``_head`` None): its rows stay unchained.
     """
 
     def __init__(self, path: Path) -> None:
         self.path = path
         self._handle: Any = None
+        self._head: str | None = None  # the last record's link (None: an unchained journal)
+        self._records: list[list[Any]] = []  # (kind, test_id, repeat, digest), in journal order
 
     def start(self, header: dict[str, Any]) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -37,13 +44,33 @@ class Journal:
             handle.write(json.dumps({"header": header}) + "\n")
             handle.flush()
             os.fsync(handle.fileno())
+        self._head, self._records = genesis(header["run_id"]), []
 
     def append(self, row: dict[str, Any]) -> None:
-        self._write({"row": row})
+        self._write(self._chained("row", row["test_id"], row["repeat"], row_digest(row), {"row": row}))
 
     def append_confirmation(self, confirmation: dict[str, Any]) -> None:
         """The verdict of a failing subtest re-run alone in a fresh worker."""
-        self._write({"confirm": confirmation})
+        test_id = confirmation["test_id"]
+        digest = confirm_digest(test_id, confirmation.get("verdict"))
+        self._write(self._chained("confirm", test_id, None, digest, {"confirm": confirmation}))
+
+    def _chained(
+        self, kind: str, test_id: str, repeat: int | None, digest: str, entry: dict[str, Any]
+    ) -> dict[str, Any]:
+        """The entry with its link to the previous record (unchanged in an unchained journal)."""
+        if self._head is None:
+            return entry
+        self._head = next_link(self._head, digest)
+        self._records.append([kind, test_id, repeat, digest])
+        return {**entry, "link": self._head}
+
+    def seal(self, run_id: str) -> Path | None:
+        """Write the chain beside the journal (`<run_id>.chain.json`) as the last `read` verified
+        it (the finish reads the journal first); None for an unchained journal."""
+        if self._head is None:
+            return None
+        return write_chain(self.path, run_id, self._records, self._head)
 
     def confirmations(self) -> dict[str, dict[str, Any]]:
         """test_id -> the confirmation journaled for it (a torn last line is dropped)."""
@@ -82,9 +109,17 @@ class Journal:
 
     def _write(self, entry: dict[str, Any]) -> None:
         if self._handle is None:
+            torn = self.path.stat().st_size > 0 and self._last_byte() != b"\n"
             self._handle = open(self.path, "a", encoding="utf-8")  # noqa: SIM115 (kept for the run)
+            if torn:  # a line torn by a kill: end it, or the next record would be glued onto it
+                self._handle.write("\n")
         self._handle.write(json.dumps(entry) + "\n")
         self._handle.flush()
+
+    def _last_byte(self) -> bytes:
+        with open(self.path, "rb") as handle:
+            handle.seek(-1, os.SEEK_END)
+            return handle.read(1)
 
     def sync(self) -> None:
         """Force what was written to disk."""
@@ -98,19 +133,43 @@ class Journal:
             self._handle = None
 
     def read(self) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-        """The header and the rows; a torn last line (killed mid-write) is dropped."""
+        """The header and the rows; a torn last line (killed mid-write) is dropped. The chain is
+        verified as it is read and continues from its last link (a resumed run keeps it): a record
+        whose link is not its content's is refused, naming the line."""
         header: dict[str, Any] | None = None
         rows: dict[tuple[str, int], dict[str, Any]] = {}
-        for entry in self._entries():
+        head: str | None = None
+        records: list[list[Any]] = []
+        for number, entry in enumerate(self._entries(), start=1):
             if "header" in entry:
                 header = entry["header"]
-            elif "row" in entry:
-                row = entry["row"]
-                rows[(row["test_id"], row["repeat"])] = row
+                head = genesis(header["run_id"])
+            elif "row" in entry or "confirm" in entry:
+                if "row" in entry:
+                    row = entry["row"]
+                    rows[(row["test_id"], row["repeat"])] = row
+                    record = ["row", row["test_id"], row["repeat"], row_digest(row)]
+                else:
+                    found = entry["confirm"]
+                    digest = confirm_digest(found["test_id"], found.get("verdict"))
+                    record = ["confirm", found["test_id"], None, digest]
+                if "link" not in entry:
+                    head = None  # a journal from before the chain: it stays unchained
+                elif head is not None:
+                    head = next_link(head, record[3])
+                    if entry["link"] != head:
+                        raise RunError(
+                            f"{self.path}: line {number} ({record[1]}, repeat {record[2]}) does not "
+                            "hash to its link: the journal was edited after it was written; close or "
+                            "resume only a journal as the runner wrote it (or start a new run)"
+                        )
+                    records.append(record)
             elif "info" in entry and header is not None:
                 header.setdefault("info", entry["info"])
         if header is None:
             raise RunError(f"{self.path}: journal has no header; it is not a run journal")
+        if self._handle is None:  # what a resumed or closing run continues from
+            self._head, self._records = head, records
         return header, list(rows.values())
 
 

@@ -513,6 +513,7 @@ def shard_path(paths: Paths, run_id: str, source: str = SOURCE) -> Path:
 def finish(state: RunState, paths: Paths, status: str = "complete") -> str:
     """Turn the journal into the immutable shard and the runs row (both atomic, never replaced)."""
     _, rows = state.journal.read()
+    state.journal.seal(state.run_id)  # the chain the package carries (runner/row_chain.py)
     rows.sort(key=lambda r: (r["repeat"], r["case_id"], r["test_id"]))
     if state.info is not None:
         for row in rows:  # rows journaled before the worker said ready (resume) get the device facts

@@ -17,6 +17,7 @@ from typing import Any
 
 import pyarrow as pa
 
+from portability_data.dataset.submission.chain import check_chains, is_chain_file
 from portability_data.dataset.submission.files import (
     RUN_ID,
     SYSTEM_FILE,
@@ -38,8 +39,8 @@ def _expand(paths: Sequence[Path], report: CheckReport) -> tuple[list[Path], lis
             folders.append(path)
             for found in sorted(p for p in path.rglob("*") if p.is_file()):
                 relative = found.relative_to(path)
-                if relative.as_posix() == SYSTEM_FILE:
-                    continue
+                if relative.as_posix() == SYSTEM_FILE or is_chain_file(relative):
+                    continue  # read by _check_system_file and chain.check_chains
                 if (
                     len(relative.parts) == 3
                     and relative.parts[0] in TABLE_FOLDERS
@@ -231,6 +232,7 @@ def check_submission(paths: Sequence[Path], repo_root: Path, base: str | None = 
         )
     for folder in folders:
         _check_system_file(folder, items, report)
+    check_chains(folders, items, report)
     return report
 
 
@@ -353,6 +355,8 @@ def _check_system_file(folder: Path, items: list[Submitted], report: CheckReport
     present = {
         item.path.relative_to(folder).as_posix(): item for item in items if item.path.is_relative_to(folder)
     }
+    chains = [p.relative_to(folder) for p in folder.glob("*/*/*") if is_chain_file(p.relative_to(folder))]
+    present.update({c.as_posix(): Submitted(folder / c, str(folder / c), "chain", "", "") for c in chains})
     if set(listed) != set(present):
         report.add(
             str(path),

@@ -14,6 +14,7 @@ from typing import Any
 
 import pyarrow.parquet as pq
 
+from portability_data.dataset.submission.chain import package_chain
 from portability_data.dataset.submission.files import (
     RUN_ID,
     SYSTEM_FILE,
@@ -128,7 +129,7 @@ def package(repo_root: Path, run_ids: Sequence[str], out: Path) -> dict[str, Any
     located = [(run_id, *locate_run(repo_root, run_id)) for run_id in dict.fromkeys(run_ids)]
     if not located:
         raise SubmissionError("no run ids given; name the runs to submit (`ls data/runs/*/`)")
-    run_rows, files = [], {}
+    run_rows, files, chains = [], {}, {}
     for run_id, shard, runs in located:
         for path in (shard, runs):
             why = parquet_magic_problem(path)
@@ -144,6 +145,12 @@ def package(repo_root: Path, run_ids: Sequence[str], out: Path) -> dict[str, Any
             (out / relative).parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(path, out / relative)
             files[run_id].append({"path": relative, "sha256": file_sha256(out / relative)})
+        chain = package_chain(repo_root, shard.parent.name, run_id, out)  # None: a run before chains
+        if chain is not None:
+            files[run_id].append({"path": chain.pop("path"), "sha256": chain.pop("sha256")})
+        chains[run_id] = chain
     system = system_description(run_rows, files)
+    for described in system["runs"]:  # the chain's head and count: what the check recomputes
+        described["chain"] = chains[described["run_id"]]
     atomic_write_bytes(out / SYSTEM_FILE, (json.dumps(system, indent=2, sort_keys=True) + "\n").encode())
     return system

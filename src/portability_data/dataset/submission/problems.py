@@ -47,6 +47,7 @@ class CheckReport:
     files: int = 0
     matched: dict[str, str] = field(default_factory=dict)  # harness digest -> commit it is from
     cases_matched: int = 0  # case digests found in a commit
+    warnings: list[str] = field(default_factory=list)  # said, not refused (e.g. a run without a chain)
 
     def add(self, where: str, rule: str, issue: str, fix: str) -> None:
         problem = Problem(where, rule, issue, fix)
@@ -68,6 +69,7 @@ class CheckReport:
             f"(harness digest of commit(s) {commits or '-'}; {self.cases_matched} case digest(s), each "
             "of a commit)",
             *lines,
+            *(f"WARNING: {warning}" for warning in self.warnings),
         ]
 
 
