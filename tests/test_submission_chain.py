@@ -55,8 +55,10 @@ def test_sin_is_one(device, timed):
     np.testing.assert_allclose(np.asarray(out), np.full(2, 1.0))
 """
 SOURCE = "local"
-COS = "test_cos[1] (repeat 0)"
-FAILED = "test_sin_is_one (repeat 1)"
+COS_FILE = "cases/jax/test_numpy_cos.py"
+COS = f"{COS_FILE}::test_cos[1] (repeat 0)"
+SIN = "cases/jax/test_numpy_sin.py::test_sin_is_one"
+FAILED = f"{SIN} (repeat 1)"
 
 
 @dataclass(frozen=True)
@@ -194,15 +196,16 @@ ROW_TAMPERING = [
     # (id, change, words of the line)
     ("passed-to-failed", flip_to_failed, f"1 {EDITED} {COS}"),
     ("passed-to-failed-confirmation", flip_to_failed, f"1 {CONFIRMATION} {COS}"),
-    ("latencies-x10", latencies_x10, f"6 {EDITED} {COS}, test_cos[1] (repeat 1)"),
+    ("latencies-x10", latencies_x10, f"6 {EDITED} {COS}, {COS_FILE}::test_cos[1] (repeat 1)"),
     ("error-message", new_message, f"1 {EDITED} {FAILED}"),
     ("invented", invented,
-     "1 row(s) are not in the runner's chain: added after the run: test_cos[9] (repeat 1)"),
+     "1 row(s) are not in the runner's chain: added after the run: "
+     f"{COS_FILE}::test_cos[9] (repeat 1)"),
     ("dropped", dropped,
      f"1 row(s) are in the runner's chain and not in the shard: dropped after the run: {COS}"),
     ("reordered", lambda rows: rows[::-1],
-     "row 1 test_cos[3] (repeat 1) is out of the runner's order (repeat, case, test id): rows reordered"),
-    ("verdict", other_verdict, f"2 {CONFIRMATION} test_sin_is_one (repeat 0), test_sin_is_one (repeat 1)"),
+     f"row 1 {COS_FILE}::test_cos[3] (repeat 1) is out of the runner's order (repeat, case, test id)"),
+    ("verdict", other_verdict, f"2 {CONFIRMATION} {SIN} (repeat 0), {SIN} (repeat 1)"),
 ]  # fmt: skip
 
 
@@ -394,3 +397,25 @@ def test_a_journal_from_before_the_chain_resumes_unchained(tmp_path: Path) -> No
     state.journal.append({**row, "test_id": "t::u"})
     state.journal.close()
     assert state.journal.seal("jax-old") is None and '"link"' not in path.read_text()
+
+
+def test_a_census_runs_rows_hash_alike_from_the_journal_and_from_the_shard(tmp_path: Path) -> None:
+    """Census rows carry measures, dtypes, NaN-able errors and a confirmed failure: each column's
+    value written to Parquet must hash as it did when journaled, or every census run is refused."""
+    from tests.test_census_jax import census_repo
+
+    root = census_repo(
+        tmp_path / "repo", {"abs": ["float32"], "lu": ["float16"]}, {"add": ["float32", "int8"]}
+    )
+    paths = Paths.under(root)
+    spec = RunSpec(framework="jax", device="cpu", repeats=1, timeout_s=300, suite="census")
+    run_id = run(spec, paths, log=lambda message: None)
+    out = tmp_path / "submission"
+    package(root, [run_id], out)
+    shard = out / "results" / "portability" / f"{run_id}.parquet"
+    item = Submitted(shard, str(shard), "results", "portability", run_id, pq.read_table(shard))
+    rows = pq.read_table(shard).to_pylist()
+    assert any(r["confirmation"] == "confirmed" for r in rows) and any(r["samples"] for r in rows)
+    report = CheckReport()
+    check_chains([out], [item], report)
+    assert report.lines() == [] and report.warnings == []
