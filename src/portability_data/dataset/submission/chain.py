@@ -165,7 +165,7 @@ def _check_rows(
             edited,
             "differ from what the runner journaled (their digest is not the chain's): edited after the run",
         ),
-        (invented, "are not in the runner's chain: added after the run"),
+        (invented, "are not in the runner's chain: added after the run, or the chain cut"),
         (dropped, "are in the runner's chain and not in the shard: dropped after the run"),
         (confirmations, "carry a confirmation the runner did not journal: edited after the run"),
     ):
