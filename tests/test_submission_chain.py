@@ -32,7 +32,7 @@ from portability_data.runner.journal import Journal, resume_state
 from portability_data.runner.provenance import CORE_FILES, DEVICES_FOLDER
 from portability_data.runner.row_chain import chain_head, chain_path, row_digest
 from portability_data.runner.spec import Paths, RunError, RunSpec
-from portability_data.runner.supervisor import run
+from portability_data.runner.supervisor import close_partial, run
 from tests.conftest import REPO_ROOT, CaseRepo
 from tests.test_submission import git
 
@@ -334,7 +334,12 @@ def _rows_journaled(paths: Paths) -> int:
     return sum(1 for line in journals[0].read_text().splitlines() if '"row"' in line) if journals else 0
 
 
-def test_a_killed_then_resumed_run_keeps_a_valid_chain(case_repo: CaseRepo, tmp_path: Path) -> None:
+@pytest.mark.parametrize("then", ["resume", "close"])
+def test_a_killed_then_resumed_or_closed_run_keeps_a_valid_chain(
+    case_repo: CaseRepo, tmp_path: Path, then: str
+) -> None:
+    """Killed after 3 rows with a line torn; resumed (the chain goes on from the journal's last
+    link) or closed as partial (sealed as it stands): the packaged chain verifies either way."""
     case_repo.add("torch", "slow", SLOW)
     paths = Paths.under(case_repo.root)
     env = {**os.environ, "PYTHONPATH": str(REPO_ROOT / "src")}
@@ -352,11 +357,19 @@ def test_a_killed_then_resumed_run_keeps_a_valid_chain(case_repo: CaseRepo, tmp_
     run_id = next(paths.journal_dir.glob("*.jsonl")).stem
     with open(paths.journal_dir / f"{run_id}.jsonl", "a") as journal:
         journal.write('{"row": {"test_id": "torn')  # a line torn by the kill: the resume must end it
-    assert run(RunSpec(framework="torch", device="cpu"), paths, resume=run_id, log=lambda m: None) == run_id
+    if then == "resume":
+        assert (
+            run(RunSpec(framework="torch", device="cpu"), paths, resume=run_id, log=lambda m: None) == run_id
+        )
+    else:
+        assert close_partial(run_id, paths) == run_id
     out = tmp_path / "submission"
     package(case_repo.root, [run_id], out)
     sidecar = json.loads(chain_path(paths.journal_dir / f"{run_id}.jsonl").read_text())
-    assert sidecar["records"] == 12 and sidecar["head"] == chain_head(run_id, sidecar["chain"])
+    journaled = (paths.journal_dir / f"{run_id}.jsonl").read_text().count('"link"')
+    expected = 12 if then == "resume" else journaled
+    assert 3 <= journaled == sidecar["records"] == expected
+    assert sidecar["head"] == chain_head(run_id, sidecar["chain"])
     shard = out / "results" / SOURCE / f"{run_id}.parquet"
     item = Submitted(shard, str(shard), "results", SOURCE, run_id, pq.read_table(shard))
     report = CheckReport()
