@@ -230,7 +230,7 @@ TAMPERED = [
      "runs row has run_id 'jax-cpu-eager-20990101T000000Z-abcdef'"),
     ("repeats-mismatch", None, runs_plus(repeats=1), {"repeats"},
      "repeats=3, the shard has repeat values 0, 1"),
-    ("repeat-beyond", rows_changed(repeat_beyond), None, {"repeats"},
+    ("repeat-beyond", rows_changed(repeat_beyond), None, {"repeats", "subtests"},  # its own repeat lacks it
      "repeat index >= the runs row's repeats=2"),
     ("version-differs", set_field(framework_version="0.0.1"), None, {"pairing"}, "column framework_version"),
     ("unknown-harness", None, set_field(harness_digest=hashlib.sha256(b"edited harness").hexdigest()),
