@@ -4,7 +4,8 @@ The subtests of a curated case are its pytest parametrization, known only by col
 file with the framework installed; the check does not collect. It uses the cheapest sound
 evidence instead: (1) the run itself, since every repeat runs the same selection, a subtest seen
 in one repeat is expected in every repeat; (2) the committed runs of the same case at the same
-case digest, framework version and device kind (same file, same parametrization), whose subtests
+case digest, framework version, device kind and mode (same file, same parametrization; a
+compiled census runs only its manifest's compiled dtypes), whose subtests
 are expected too. A case whose run recorded a `<collection>` row never ran its subtests and is
 not held to them. A complete run missing any expected (subtest, repeat) is refused whatever
 `n_results` says; a partial run is told which are missing (a warning). Duplicates are refused by
@@ -52,7 +53,7 @@ def _case_digests(row: dict[str, Any]) -> dict[str, str]:
 
 def committed_subtests(repo_root: Path, row: dict[str, Any]) -> dict[str, set[str]]:
     """case_id -> the subtests committed runs recorded for it at this run's case digest, framework
-    version and device kind (a run's own id excluded: a committed copy is not other evidence)."""
+    version, device kind and mode (a run's own id excluded: a committed copy is not other evidence)."""
     mine = _case_digests(row)
     wanted: dict[Path, set[str]] = {}
     for path in committed_files(repo_root, "runs"):
@@ -62,11 +63,8 @@ def committed_subtests(repo_root: Path, row: dict[str, Any]) -> dict[str, set[st
             [other] = pq.read_table(path).to_pylist()
         except (pa.ArrowException, OSError, ValueError):
             continue
-        if (other.get("framework"), other.get("framework_version"), other.get("device")) != (
-            row["framework"],
-            row["framework_version"],
-            row["device"],
-        ):
+        setting = ("framework", "framework_version", "device", "mode")  # census: compiled runs fewer dtypes
+        if any(other.get(name) != row[name] for name in setting):
             continue
         same = {case for case, digest in _case_digests(other).items() if mine.get(case) == digest}
         shard = repo_root / "data" / "results" / path.parent.name / path.name
@@ -113,9 +111,7 @@ def check_accounting(
         for repeat in ran  # a repeat absent as a whole: run_rules' repeats rule says so
         for test_id in sorted(expected[case_id] - held[case_id][repeat])
     ]
-    report.subtests_expected += (
-        sum(len(v) for k, v in expected.items() if k not in collected_not) * len(ran)
-    )
+    report.subtests_expected += sum(len(v) for k, v in expected.items() if k not in collected_not) * len(ran)
     if not missing:
         return
     evidence = (
