@@ -268,7 +268,7 @@ TAMPERED = [
      "1 (test_id, repeat) pair(s) appear more than once"),
     ("row-of-another-run-spliced", lambda rows: [*rows, {**rows[0], "run_id": "jax-cpu-eager-other"}],
      n_results(1), None, "pairing", "shard rows carry run_id jax-cpu-eager-other"),
-    ("row-of-another-run-spliced-as-own", lambda rows: [*rows, {**rows[0], "repeat": 1}][1:], None, None,
+    ("a-row-moved-to-the-other-repeat", lambda rows: [*rows, {**rows[0], "repeat": 1}][1:], None, None,
      "subtests", "1 expected (subtest, repeat) row(s) missing"),
     ("runs-row-with-another-host", None, each(lambda row: row.update(host="elsewhere")), None, "system",
      "the runs row and system.json differ in host (host=elsewhere)"),

@@ -77,7 +77,7 @@ class CheckReport:
         return [
             f"OK: {len(self.runs)} run(s) in {self.files} file(s) pass the submission check "
             f"(harness digest of commit(s) {commits or '-'}; {self.cases_matched} case digest(s), each "
-            f"of a commit; {self.subtests_expected} (subtest, repeat) row(s) accounted for; "
+            f"of a commit; {self.subtests_expected} (subtest, repeat) row(s) expected; "
             f"{len(self.warnings)} warning(s))",
             *lines,
         ]
