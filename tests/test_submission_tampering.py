@@ -263,7 +263,7 @@ TAMPERED = [
      "run's other repeats"),
     ("iii-9-subtests-dropped-everywhere", drop_subtests, n_results(-18), None, "subtests",
      "complete run (n_results 6): 18 expected (subtest, repeat) row(s) missing, expected from this run's "
-     "other repeats and 12 subtest(s) of committed runs at the same case digests"),
+     "other repeats, 12 subtest(s) of committed runs at the same case digests"),
     ("duplicated-subtest", lambda rows: [*rows, rows[0]], n_results(1), None, "rows",
      "1 (test_id, repeat) pair(s) appear more than once"),
     ("row-of-another-run-spliced", lambda rows: [*rows, {**rows[0], "run_id": "jax-cpu-eager-other"}],
@@ -296,3 +296,44 @@ def test_a_tampered_submission_is_refused_naming_the_file_and_the_check(
     assert named and any(words in line for line in named), "\n".join(err)
     assert all(line.startswith(str(tmp_path / "s")) for line in named), named
     assert err[-1].startswith("FAILED: ")
+
+
+@pytest.mark.parametrize("mode", ["eager", "compiled"])
+def test_a_census_entry_is_held_to_the_dtypes_its_manifest_names(tmp_path: Path, mode: str) -> None:
+    """A census entry's subtests are in its manifest at the run's commit (no collection, no committed
+    run needed): a shard missing one dtype of an entry is refused; compiled mode expects only the
+    manifest's compiled dtypes."""
+    import yaml
+
+    from portability_data.dataset.submission.accounting import census_subtests, check_accounting
+    from portability_data.dataset.submission.problems import CheckReport
+
+    root = tmp_path / "repo"
+    census = root / "cases" / "torch" / "census"
+    census.mkdir(parents=True)
+    manifest = yaml.safe_load((REPO_ROOT / "cases" / "torch" / "census" / "opinfo.yaml").read_text())
+    manifest["entries"] = [e for e in manifest["entries"] if e["entry"] in ("abs", "add")]
+    (census / "opinfo.yaml").write_text(yaml.safe_dump(manifest, sort_keys=False))
+    git(root, "init", "-q")
+    git(root, "add", "cases")
+    git(root, "commit", "-q", "-m", "a census")
+    cases = {e["case_id"]: "digest" for e in manifest["entries"]}
+    row = {"run_id": "r", "framework": "torch", "mode": mode, "repeats": 1, "status": "complete",
+           "n_results": 0, "git_commit": git(root, "rev-parse", "HEAD").strip(), "code_modified": None,
+           "framework_version": "2", "device": "cpu", "case_digests": json.dumps(cases)}  # fmt: skip
+    expected = census_subtests(root, row)
+    only = set(manifest["compiled"]["dtypes"]) if mode == "compiled" else None
+    for entry in manifest["entries"]:
+        dtypes = [d for d in entry["dtypes"] if only is None or d in only]
+        node = "cases/torch/census/test_opinfo.py::test_entry["
+        assert expected[entry["case_id"]] == {f"{node}{entry['entry']}-{d}]" for d in dtypes}
+    held = sorted((case, test) for case, tests in expected.items() for test in tests)
+    dropped = held.pop()
+    shard = pa.table(
+        {"case_id": [c for c, _ in held], "test_id": [t for _, t in held], "repeat": [0] * len(held)}
+    )
+    report = CheckReport()
+    check_accounting({**row, "n_results": len(held)}, shard, "runs.parquet", "shard.parquet", root, report)
+    [line] = report.lines()
+    assert line.startswith("shard.parquet: [subtests] complete run") and f"{dropped[1]} repeat 0" in line
+    assert "the census manifests at" in line

@@ -2,17 +2,18 @@
 
 The subtests of a curated case are its pytest parametrization, known only by collecting the case
 file with the framework installed; the check does not collect. It uses the cheapest sound
-evidence instead: (1) the run itself, since every repeat runs the same selection, a subtest seen
-in one repeat is expected in every repeat; (2) the committed runs of the same case at the same
-case digest, framework version, device kind and mode (same file, same parametrization; a
-compiled census runs only its manifest's compiled dtypes), whose subtests
-are expected too. A case whose run recorded a `<collection>` row never ran its subtests and is
-not held to them. A complete run missing any expected (subtest, repeat) is refused whatever
-`n_results` says; a partial run is told which are missing (a warning). Duplicates are refused by
-`run_rules`.
+evidence instead: (1) the run itself: every repeat runs the same selection, so a subtest seen in
+one repeat is expected in every repeat; (2) the committed runs of the same case at the same case
+digest, framework version, device kind and mode (same file, same parametrization; a compiled
+census runs only its manifest's compiled dtypes); (3) for a census entry, the census manifest at
+the run's git commit, which names its subtests itself (entry x dtype, no collection needed). A
+case whose run recorded a `<collection>` row never ran its subtests and is not held to them. A
+complete run missing any expected (subtest, repeat) is refused whatever `n_results` says; a
+partial run is told which are missing (a warning). Duplicates are refused by `run_rules`.
 
-What this cannot see: a subtest dropped from every repeat of a case that no committed run at the
-same digest has run (only the runner's own record of what it collected, or a re-run, shows that).
+What this cannot see: a curated subtest dropped from every repeat of a case that no committed run
+at the same digest has run (only the runner's own record of what it collected, or a re-run,
+shows that).
 """
 
 from __future__ import annotations
@@ -25,10 +26,13 @@ from typing import Any
 
 import pyarrow as pa
 import pyarrow.parquet as pq
+import yaml
 
 from portability_data.dataset.submission.problems import CheckReport, listed_values
+from portability_data.runner.census_rows import CENSUS_FOLDER, TEST_NAME, pair_id
 
 COLLECTION_MARK = "::<collection>"  # runner.supervisor.collection_id: the case never ran its subtests
+CENSUS_MARK = f".{CENSUS_FOLDER}."  # in a census entry's case id (runner.census_rows.census_case_id)
 
 
 def committed_files(repo_root: Path, table: str) -> list[Path]:
@@ -82,6 +86,42 @@ def committed_subtests(repo_root: Path, row: dict[str, Any]) -> dict[str, set[st
     return found
 
 
+def census_subtests(repo_root: Path, row: dict[str, Any]) -> dict[str, set[str]]:
+    """case_id -> the subtests the census manifests at the run's git commit give its census entries
+    (runner.census_rows: every dtype in eager mode, the manifest's compiled dtypes in compiled
+    mode); nothing where the run has no census entry, ran modified code or names no commit here."""
+    listed = {case for case in _case_digests(row) if CENSUS_MARK in case}
+    commit = row.get("git_commit")
+    if not listed or not commit or row.get("code_modified"):
+        return {}
+    folder = f"cases/{row['framework']}/{CENSUS_FOLDER}"
+    done = subprocess.run(
+        ["git", "-C", str(repo_root), "ls-tree", "--name-only", f"{commit}:{folder}"],
+        capture_output=True, text=True, check=False, timeout=120,
+    )  # fmt: skip
+    found: dict[str, set[str]] = {}
+    for name in done.stdout.split() if done.returncode == 0 else []:
+        if not name.endswith(".yaml"):
+            continue
+        text = subprocess.run(
+            ["git", "-C", str(repo_root), "show", f"{commit}:{folder}/{name}"],
+            capture_output=True, text=True, check=False, timeout=120,
+        ).stdout  # fmt: skip
+        try:
+            manifest = yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+        except yaml.YAMLError:
+            continue
+        if not isinstance(manifest, dict) or not isinstance(manifest.get("entries"), list):
+            continue
+        only = set(manifest.get("compiled", {}).get("dtypes", [])) if row["mode"] == "compiled" else None
+        node = f"{folder}/test_{name.removesuffix('.yaml')}.py::{TEST_NAME}["
+        for entry in manifest["entries"]:
+            if isinstance(entry, dict) and entry.get("case_id") in listed:
+                dtypes = [d for d in entry.get("dtypes", []) if only is None or d in only]
+                found[entry["case_id"]] = {f"{node}{pair_id(entry['entry'], d)}]" for d in dtypes}
+    return found
+
+
 def check_accounting(
     row: dict[str, Any], shard: pa.Table, where: str, shard_where: str, repo_root: Path, report: CheckReport
 ) -> None:
@@ -100,7 +140,8 @@ def check_accounting(
         held[case_id][repeat].add(test_id)
         expected[case_id].add(test_id)
     committed = committed_subtests(repo_root, row)
-    for case_id, subtests in committed.items():
+    census = census_subtests(repo_root, row)
+    for case_id, subtests in [*committed.items(), *census.items()]:
         if case_id not in collected_not:
             expected[case_id] |= subtests
     ran = sorted({r for r in repeats if isinstance(r, int) and 0 <= r < row["repeats"]})
@@ -114,12 +155,13 @@ def check_accounting(
     report.subtests_expected += sum(len(v) for k, v in expected.items() if k not in collected_not) * len(ran)
     if not missing:
         return
-    evidence = (
-        f"this run's other repeats and {sum(len(v) for v in committed.values())} subtest(s) of committed "
-        "runs at the same case digests"
+    evidence = "this run's other repeats" + (
+        f", {sum(len(v) for v in committed.values())} subtest(s) of committed runs at the same case digests"
         if committed
-        else "this run's other repeats (no committed run at the same case digests)"
+        else " (no committed run at the same case digests)"
     )
+    if census:
+        evidence += f" and the census manifests at {row['git_commit'][:10]}"
     issue = f"{len(missing)} expected (subtest, repeat) row(s) missing, expected from {evidence}: "
     issue += listed_values(missing)
     if row["status"] == "complete":
