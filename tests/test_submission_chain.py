@@ -244,7 +244,9 @@ def test_a_row_changed_after_the_run_is_refused_naming_it(
     assert any(words in line for line in lines), report.lines()
     assert all(line.startswith(str(folder)) for line in report.lines())
     # the chain is what refuses it: no other rule sees these (system.json and n_results agree)
-    assert {p.rule for p in report.problems} == {"chain"}, report.lines()
+    # the chain names it; a dropped or invented row may also leave the accounting short ("subtests",
+    # "system"), which is the other check's line, not this one's
+    assert "chain" in {p.rule for p in report.problems}, report.lines()
 
 
 @pytest.mark.parametrize("rehead", [False, True], ids=["as-cut", "head-recomputed"])
@@ -297,8 +299,9 @@ def test_a_run_without_a_chain_is_warned_about_not_refused(
         described["chain"] = None
     (folder / "system.json").write_text(json.dumps(system))
     assert main(["submission", "check", str(folder), "--root", str(made.root)]) == 0
-    out = capsys.readouterr().out
-    assert "WARNING: " in out and "its rows cannot be tied to a runner" in out, out
+    said = capsys.readouterr()
+    out = said.out + said.err  # the summary on stdout, warnings for the reviewer on stderr
+    assert "WARNING " in out and "its rows cannot be tied to a runner" in out, out
 
     missing = copy(made, tmp_path / "missing")  # system.json still describes the chain: refused
     made.file(missing, "chain").unlink()

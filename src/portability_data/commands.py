@@ -373,6 +373,8 @@ def cmd_submission_check(args: argparse.Namespace) -> None:
         report = check_submission(paths, args.root, args.base)
     except SubmissionError as exc:
         raise SystemExit(f"error: {exc}") from None
+    if report.warnings:  # evidence for the reviewer; the exit code stays 0 for warnings only
+        print("\n".join(report.warning_lines()), file=sys.stderr)
     if report.problems:
         print("\n".join(report.lines()), file=sys.stderr)
         print(f"FAILED: {len(report.problems)} problem(s) above, one per line", file=sys.stderr)

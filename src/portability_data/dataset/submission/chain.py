@@ -118,9 +118,12 @@ def check_chain(shard: Submitted, folder: Path | None, report: CheckReport) -> N
         if described is not None:
             report.add(shard.shown, "chain", f"system.json describes a chain, {path} is missing", FIX)
         else:
-            report.warnings.append(
-                f"{shard.shown}: [chain] no chain beside the shard (a run made before the runner "
-                "wrote one, or a shard checked in place): its rows cannot be tied to a runner"
+            report.warn(
+                shard.shown,
+                "chain",
+                "no chain beside the shard (a run made before the runner wrote one, or a shard "
+                "checked in place): its rows cannot be tied to a runner",
+                "submit the folder `portability submission package` made, which carries the chain",
             )
         return
     records = _load(path, run_id, report)

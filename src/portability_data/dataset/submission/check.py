@@ -17,6 +17,7 @@ from typing import Any
 
 import pyarrow as pa
 
+from portability_data.dataset.submission.accounting import check_accounting, check_described
 from portability_data.dataset.submission.chain import check_chains, is_chain_file
 from portability_data.dataset.submission.files import (
     RUN_ID,
@@ -27,6 +28,7 @@ from portability_data.dataset.submission.files import (
     parquet_magic_problem,
 )
 from portability_data.dataset.submission.history import CommitDigests, git_output
+from portability_data.dataset.submission.plausibility import check_plausibility
 from portability_data.dataset.submission.problems import CheckReport, Submitted, listed_values
 from portability_data.dataset.submission.run_rules import check_run
 
@@ -274,6 +276,9 @@ def _pair(items: list[Submitted], repo_root: Path, report: CheckReport) -> list[
         if all(pair.get(t) is not None and pair[t].data is not None for t in TABLE_FOLDERS):
             row = check_run(pair["runs"], pair["results"], report)
             if row is not None:
+                shard, shown = pair["results"].data, pair["results"].shown
+                check_accounting(row, shard, pair["runs"].shown, shown, repo_root, report)
+                check_plausibility(row, shard, shown, repo_root, report)
                 row["_where"] = pair["runs"].shown
                 rows.append(row)
     report.runs = rows
@@ -368,3 +373,5 @@ def _check_system_file(folder: Path, items: list[Submitted], report: CheckReport
     for relative in sorted(set(listed) & set(present)):
         if file_sha256(present[relative].path) != listed[relative]:
             report.add(str(path), "system", f"{relative} is not the file it describes (sha256 differs)", fix)
+    shown = {item.shown for item in present.values()}
+    check_described(str(path), system, [r for r in report.runs if r["_where"] in shown], report)

@@ -47,15 +47,25 @@ class CheckReport:
     files: int = 0
     matched: dict[str, str] = field(default_factory=dict)  # harness digest -> commit it is from
     cases_matched: int = 0  # case digests found in a commit
-    warnings: list[str] = field(default_factory=list)  # said, not refused (e.g. a run without a chain)
+    warnings: list[Problem] = field(default_factory=list)  # for the reviewer: evidence, not refusals
+    subtests_expected: int = 0  # (subtest, repeat) rows the runs were held to (accounting)
 
     def add(self, where: str, rule: str, issue: str, fix: str) -> None:
         problem = Problem(where, rule, issue, fix)
         if problem not in self.problems:
             self.problems.append(problem)
 
+    def warn(self, where: str, rule: str, issue: str, fix: str) -> None:
+        """A finding the reviewer weighs (plausibility): shown, but the check still passes."""
+        warning = Problem(where, rule, issue, fix)
+        if warning not in self.warnings:
+            self.warnings.append(warning)
+
     def lines(self) -> list[str]:
         return [p.render() for p in self.problems]
+
+    def warning_lines(self) -> list[str]:
+        return [f"WARNING {p.render()}" for p in self.warnings]
 
     def summary(self) -> list[str]:
         lines = [
@@ -67,9 +77,9 @@ class CheckReport:
         return [
             f"OK: {len(self.runs)} run(s) in {self.files} file(s) pass the submission check "
             f"(harness digest of commit(s) {commits or '-'}; {self.cases_matched} case digest(s), each "
-            "of a commit)",
+            f"of a commit; {self.subtests_expected} (subtest, repeat) row(s) expected; "
+            f"{len(self.warnings)} warning(s))",
             *lines,
-            *(f"WARNING: {warning}" for warning in self.warnings),
         ]
 
 
