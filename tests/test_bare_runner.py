@@ -121,6 +121,7 @@ def test_a_contributor_measures_and_packages_a_bare_machine(
     folder = checkout / "submission"
     assert sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file()) == [
         f"chain/local/{run_id}.chain.json",  # the journal's chain, sealed by the bare runner too
+        f"chain/local/{run_id}.worker.log",  # the worker log the chain seals
         f"results/local/{run_id}.parquet",
         f"runs/local/{run_id}.parquet",
         "system.json",

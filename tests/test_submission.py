@@ -185,6 +185,7 @@ def test_the_run_packages_into_a_submission_that_passes_the_check(made: Made) ->
     names = sorted(p.relative_to(made.out).as_posix() for p in made.out.rglob("*") if p.is_file())
     assert names == [
         f"chain/local/{made.run_id}.chain.json",  # the journal's chain (tests/test_submission_chain.py)
+        f"chain/local/{made.run_id}.worker.log",  # the worker log the chain seals
         f"results/local/{made.run_id}.parquet",
         f"runs/local/{made.run_id}.parquet",
         "system.json",

@@ -243,10 +243,37 @@ def test_a_row_changed_after_the_run_is_refused_naming_it(
     lines = [line for line in report.lines() if "[chain]" in line]
     assert any(words in line for line in lines), report.lines()
     assert all(line.startswith(str(folder)) for line in report.lines())
-    # the chain is what refuses it: no other rule sees these (system.json and n_results agree)
     # the chain names it; a dropped or invented row may also leave the accounting short ("subtests",
     # "system"), which is the other check's line, not this one's
     assert "chain" in {p.rule for p in report.problems}, report.lines()
+
+
+def test_the_worker_log_travels_sealed_and_an_edited_or_missing_one_is_refused(
+    made: Made, tmp_path: Path
+) -> None:
+    """The finish seals the worker log's sha256 and size into the chain; the package carries the log;
+    the check holds the packaged log to the seal (issue 55: the worker logs' digests)."""
+    sidecar = json.loads(made.file(made.out, "chain").read_text())
+    log = made.out / "chain" / SOURCE / f"{made.run_id}.worker.log"
+    original = (made.root / "data" / ".journal" / f"{made.run_id}.log").read_bytes()
+    assert log.read_bytes() == original and len(original) > 0
+    assert sidecar["worker_log"] == {"sha256": hashlib.sha256(original).hexdigest(), "bytes": len(original)}
+    edited = copy(made, tmp_path / "edited")
+    edited_log = edited / "chain" / SOURCE / f"{made.run_id}.worker.log"
+    edited_log.write_bytes(original.replace(b"passed", b"PASSED") + b"a line added after the run\n")
+    resha(made, edited)  # system.json made to match: only the seal can tell
+    report = check_submission([edited], made.root)
+    assert [p.rule for p in report.problems] == ["chain"], report.lines()
+    [line] = report.lines()
+    assert "not the worker log the runner sealed" in line and str(edited_log) in line
+    missing = copy(made, tmp_path / "missing")
+    (missing / "chain" / SOURCE / f"{made.run_id}.worker.log").unlink()
+    system = json.loads((missing / "system.json").read_text())
+    for described in system["runs"]:
+        described["files"] = [f for f in described["files"] if not f["path"].endswith(".worker.log")]
+    (missing / "system.json").write_text(json.dumps(system))
+    report = check_submission([missing], made.root)
+    assert any("sealed a worker log for this run and it is missing" in line for line in report.lines())
 
 
 @pytest.mark.parametrize("rehead", [False, True], ids=["as-cut", "head-recomputed"])
@@ -292,7 +319,7 @@ def test_a_run_without_a_chain_is_warned_about_not_refused(
     made: Made, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     folder = copy(made, tmp_path / "old")
-    made.file(folder, "chain").unlink()
+    shutil.rmtree(folder / "chain")  # the chain and the worker log it seals
     system = json.loads((folder / "system.json").read_text())
     for described in system["runs"]:
         described["files"] = [f for f in described["files"] if not f["path"].startswith("chain/")]

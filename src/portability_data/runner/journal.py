@@ -70,7 +70,8 @@ class Journal:
         it (the finish reads the journal first); None for an unchained journal."""
         if self._head is None:
             return None
-        return write_chain(self.path, run_id, self._records, self._head)
+        worker_log = self.path.with_name(f"{run_id}.log")  # the supervisor's workers write it there
+        return write_chain(self.path, run_id, self._records, self._head, worker_log)
 
     def confirmations(self) -> dict[str, dict[str, Any]]:
         """test_id -> the confirmation journaled for it (a torn last line is dropped)."""

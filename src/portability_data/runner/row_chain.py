@@ -79,10 +79,14 @@ def chain_path(journal: Path) -> Path:
     return journal.with_name(journal.stem + CHAIN_SUFFIX)
 
 
-def write_chain(journal: Path, run_id: str, records: list[list[Any]], head: str) -> Path:
+def write_chain(
+    journal: Path, run_id: str, records: list[list[Any]], head: str, worker_log: Path | None = None
+) -> Path:
     """The sidecar the package carries: every record (kind, test_id, repeat, digest) in journal
-    order, the count and the head. Written atomically, once per finish."""
-    sidecar = {
+    order, the count and the head, and the sha256 and size of the run's worker log as the finish
+    left it (what the workers printed: the check holds a packaged log to it). Written atomically,
+    once per finish."""
+    sidecar: dict[str, Any] = {
         "format": CHAIN_FORMAT,
         "run_id": run_id,
         "algorithm": "sha256",
@@ -90,6 +94,9 @@ def write_chain(journal: Path, run_id: str, records: list[list[Any]], head: str)
         "head": head,
         "chain": records,
     }
+    if worker_log is not None and worker_log.is_file():
+        data = worker_log.read_bytes()
+        sidecar["worker_log"] = {"sha256": hashlib.sha256(data).hexdigest(), "bytes": len(data)}
     path = chain_path(journal)
     atomic_write_bytes(path, (json.dumps(sidecar, separators=(",", ":")) + "\n").encode())
     return path

@@ -12,6 +12,7 @@ runner writes a valid chain over any rows); DATASET_CARD.md says so.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import shutil
 from pathlib import Path
@@ -30,6 +31,7 @@ from portability_data.runner.row_chain import (
 from portability_data.tables.contracts import CONFIRMED_OUTCOMES
 
 CHAIN_FOLDER = "chain"  # <submission>/chain/<source>/<run_id>.chain.json
+WORKER_LOG_SUFFIX = ".worker.log"  # <submission>/chain/<source>/<run_id>.worker.log: what the workers printed
 FIX = (
     "submit the shard, its runs row and its chain as `portability run` wrote them and "
     "`portability submission package` copied them (a row cannot be mended by hand: re-run the run)"
@@ -41,7 +43,7 @@ def is_chain_file(relative: Path) -> bool:
     return (
         len(relative.parts) == 3
         and relative.parts[0] == CHAIN_FOLDER
-        and relative.name.endswith(CHAIN_SUFFIX)
+        and relative.name.endswith((CHAIN_SUFFIX, WORKER_LOG_SUFFIX))
     )
 
 
@@ -59,7 +61,13 @@ def package_chain(repo_root: Path, source: str, run_id: str, out: Path) -> dict[
     relative = f"{CHAIN_FOLDER}/{source}/{run_id}{CHAIN_SUFFIX}"
     (out / relative).parent.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(found, out / relative)
-    return {"path": relative, "sha256": file_sha256(out / relative), "head": head, "records": records}
+    described = {"path": relative, "sha256": file_sha256(out / relative), "head": head, "records": records}
+    log = found.with_name(f"{run_id}.log")
+    if "worker_log" in sidecar and log.is_file():  # the log the finish sealed: the check holds it to that
+        log_relative = f"{CHAIN_FOLDER}/{source}/{run_id}{WORKER_LOG_SUFFIX}"
+        shutil.copyfile(log, out / log_relative)
+        described["log_file"] = {"path": log_relative, "sha256": file_sha256(out / log_relative)}
+    return described
 
 
 def _row_name(test_id: str, repeat: Any) -> str:
@@ -129,6 +137,7 @@ def check_chain(shard: Submitted, folder: Path | None, report: CheckReport) -> N
     records = _load(path, run_id, report)
     if records is None:
         return
+    _check_worker_log(path, run_id, report)
     head = chain_head(run_id, records)
     if described is None or described.get("head") != head or described.get("records") != len(records):
         report.add(
@@ -139,6 +148,29 @@ def check_chain(shard: Submitted, folder: Path | None, report: CheckReport) -> N
         )
     assert shard.data is not None
     _check_rows(shard, shard.data.to_pylist(), records, report)
+
+
+def _check_worker_log(path: Path, run_id: str, report: CheckReport) -> None:
+    """The packaged worker log is the one the runner sealed (its sha256 and size in the chain)."""
+    try:
+        sealed = json.loads(path.read_text(encoding="utf-8")).get("worker_log")
+    except (OSError, ValueError, AttributeError):
+        return  # _load has said what is wrong with the chain file
+    if not isinstance(sealed, dict):
+        return  # a chain sealed before worker logs were: nothing to hold a log to
+    log = path.with_name(f"{run_id}{WORKER_LOG_SUFFIX}")
+    if not log.is_file():
+        report.add(str(log), "chain", "the runner sealed a worker log for this run and it is missing", FIX)
+        return
+    data = log.read_bytes()
+    if hashlib.sha256(data).hexdigest() != sealed.get("sha256") or len(data) != sealed.get("bytes"):
+        report.add(
+            str(log),
+            "chain",
+            f"not the worker log the runner sealed ({len(data)} bytes, the chain says "
+            f"{sealed.get('bytes')}): edited after the run",
+            FIX,
+        )
 
 
 def _check_rows(

@@ -148,6 +148,8 @@ def package(repo_root: Path, run_ids: Sequence[str], out: Path) -> dict[str, Any
         chain = package_chain(repo_root, shard.parent.name, run_id, out)  # None: a run before chains
         if chain is not None:
             files[run_id].append({"path": chain.pop("path"), "sha256": chain.pop("sha256")})
+            if "log_file" in chain:  # the worker log the chain seals
+                files[run_id].append(chain.pop("log_file"))
         chains[run_id] = chain
     system = system_description(run_rows, files)
     for described in system["runs"]:  # the chain's head and count: what the check recomputes
