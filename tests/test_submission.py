@@ -424,6 +424,8 @@ def test_ci_checks_the_shards_a_pull_request_adds_and_refuses_a_changed_one(
 
     def ci(target: str) -> subprocess.CompletedProcess[str]:
         env = {"PATH": os.environ["PATH"], "HOME": str(tmp_path), "CI_BASE": target}
+        if "PYTHONPATH" in os.environ:  # the code under test, where the venv's install is another checkout's
+            env["PYTHONPATH"] = os.environ["PYTHONPATH"]
         return subprocess.run(
             ["bash", "-c", ci_pull_request_block()], cwd=root, env=env, capture_output=True, text=True
         )
@@ -431,6 +433,9 @@ def test_ci_checks_the_shards_a_pull_request_adds_and_refuses_a_changed_one(
     added = ci(base)
     assert added.returncode == 0, added.stderr
     assert added.stdout.startswith("OK: 1 run(s) in 2 file(s)") and made.run_id in added.stdout
+    # the re-run spot check on the runs row it adds (a cpu run of 4 subtests: all re-run here)
+    assert f"{made.run_id}: 4 of 4 sampled subtest(s) re-run on cpu" in added.stdout, added.stdout
+    assert "4 agree, 0 disagree" in added.stdout
 
     merged = git(root, "rev-parse", "HEAD").strip()
     shard = root / "data" / "results" / SOURCE / f"{made.run_id}.parquet"

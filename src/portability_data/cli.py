@@ -356,6 +356,20 @@ COMMANDS: tuple[Command, ...] = (
             "repository whose commits and data/ the submission is checked against (default: current folder)",
         ),
     ),
+    command(
+        "submission spot-check",
+        commands.cmd_submission_spot_check,
+        "Re-run a seeded sample of a submitted cpu run's subtests here and compare outcomes (CI, on a PR).",
+        arg(
+            "paths",
+            nargs="+",
+            type=Path,
+            help="runs rows (their shards are found beside them), or a submission folder",
+        ),
+        arg("--sample", type=int, default=8, help="subtests re-run per run (default: 8)"),
+        arg("--seed", type=int, default=0, help="sample seed; with the run id, it fixes the sample"),
+        path_arg("--root", ".", "repository whose cases and harness re-run the sample (default: .)"),
+    ),
     command("reference", None, "Import the 2023 study's raw data."),
     command(
         "reference import",

@@ -354,6 +354,23 @@ def cmd_submission_package(args: argparse.Namespace) -> None:
     print(f"-> {args.out} (with system.json); next: portability submission check {args.out}")
 
 
+def cmd_submission_spot_check(args: argparse.Namespace) -> None:
+    from portability_data.dataset.submission.files import SubmissionError
+    from portability_data.dataset.submission.spot_check import spot_check
+
+    try:
+        report = spot_check(args.paths, args.root, args.sample, args.seed)
+    except SubmissionError as exc:
+        raise SystemExit(f"error: {exc}") from None
+    if report.warnings:  # evidence for the reviewer: warnings alone leave the exit code 0
+        print("\n".join(report.warnings), file=sys.stderr)
+    print("\n".join(report.lines))
+    if report.refused:
+        print("\n".join(report.refused), file=sys.stderr)
+        print(f"FAILED: {len(report.refused)} run(s) above disagree on most of their sample", file=sys.stderr)
+        raise SystemExit(1)
+
+
 def cmd_submission_check(args: argparse.Namespace) -> None:
     from portability_data.dataset.submission.check import branch_files, check_submission
     from portability_data.dataset.submission.files import SubmissionError
