@@ -76,9 +76,20 @@ def made(tmp_path_factory: pytest.TempPathFactory) -> Made:
     """Two jax cases committed with a copy of the harness (so the digests are a commit's), one run
     of them (2 repeats, source local) and its submission folder."""
     root = tmp_path_factory.mktemp("submission") / "repo"
-    cases = CaseRepo(root)
-    cases.add("jax", "numpy_cos", CASE.format(name="cos", value=1.0), function="jax.numpy.cos")
-    cases.add("jax", "numpy_sin", CASE.format(name="sin", value=0.0), function="jax.numpy.sin")
+    cases = {
+        "numpy_cos": (CASE.format(name="cos", value=1.0), "jax.numpy.cos"),
+        "numpy_sin": (CASE.format(name="sin", value=0.0), "jax.numpy.sin"),
+    }
+    return Made(root, *packaged_run(root, cases))
+
+
+def packaged_run(root: Path, cases: dict[str, tuple[str, str]]) -> tuple[str, Path]:
+    """jax cases (slug -> test source, function) committed with a copy of the harness, so the run's
+    digests are a commit's; one real run of them (2 repeats, source local) and the folder
+    `portability submission package` made of it beside the repository: (run id, folder)."""
+    repository = CaseRepo(root)
+    for slug, (source, function) in cases.items():
+        repository.add("jax", slug, source, function=function)
     runner = REPO_ROOT / "src" / "portability_data" / "runner"
     path_modules = [f"{DEVICES_FOLDER}/{p.name}" for p in (runner / DEVICES_FOLDER).glob("*.py")]
     for name in [*CORE_FILES, *path_modules]:
@@ -92,7 +103,7 @@ def made(tmp_path_factory: pytest.TempPathFactory) -> Made:
     run_id = run(spec, Paths.under(root), log=lambda message: None)
     out = root.parent / "submission"
     package(root, [run_id], out)
-    return Made(root, run_id, out)
+    return run_id, out
 
 
 def rules(report: Any) -> set[str]:

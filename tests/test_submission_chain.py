@@ -29,12 +29,11 @@ from portability_data.dataset.submission.check import check_submission
 from portability_data.dataset.submission.package import package
 from portability_data.dataset.submission.problems import CheckReport, Submitted
 from portability_data.runner.journal import Journal, resume_state
-from portability_data.runner.provenance import CORE_FILES, DEVICES_FOLDER
 from portability_data.runner.row_chain import chain_head, chain_path, row_digest
 from portability_data.runner.spec import Paths, RunError, RunSpec
 from portability_data.runner.supervisor import close_partial, run
 from tests.conftest import REPO_ROOT, CaseRepo
-from tests.test_submission import git
+from tests.test_submission import packaged_run
 
 PASSING = """
 import jax.numpy as jnp
@@ -77,23 +76,8 @@ def made(tmp_path_factory: pytest.TempPathFactory) -> Made:
     """A passing and a failing jax case committed with the harness, one run (2 repeats, the
     failure confirmed alone) and its submission folder."""
     root = tmp_path_factory.mktemp("chain") / "repo"
-    cases = CaseRepo(root)
-    cases.add("jax", "numpy_cos", PASSING, function="jax.numpy.cos")
-    cases.add("jax", "numpy_sin", FAILING, function="jax.numpy.sin")
-    runner = REPO_ROOT / "src" / "portability_data" / "runner"
-    path_modules = [f"{DEVICES_FOLDER}/{p.name}" for p in (runner / DEVICES_FOLDER).glob("*.py")]
-    for name in [*CORE_FILES, *path_modules]:
-        target = root / "src" / "portability_data" / "runner" / name
-        target.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(runner / name, target)
-    git(root, "init", "-q")
-    git(root, "add", "cases", "src")
-    git(root, "commit", "-q", "-m", "cases and harness")
-    spec = RunSpec(framework="jax", device="cpu", repeats=2, timeout_s=120, memory_mb=4096, source=SOURCE)
-    run_id = run(spec, Paths.under(root), log=lambda message: None)
-    out = root.parent / "submission"
-    package(root, [run_id], out)
-    return Made(root, run_id, out)
+    cases = {"numpy_cos": (PASSING, "jax.numpy.cos"), "numpy_sin": (FAILING, "jax.numpy.sin")}
+    return Made(root, *packaged_run(root, cases))
 
 
 def copy(made: Made, folder: Path) -> Path:

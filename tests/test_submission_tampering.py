@@ -20,12 +20,9 @@ import pytest
 
 from portability_data.cli import main
 from portability_data.dataset.submission.files import SYSTEM_FILE, file_sha256
-from portability_data.dataset.submission.package import package, system_description
-from portability_data.runner.provenance import CORE_FILES, DEVICES_FOLDER
-from portability_data.runner.spec import Paths, RunSpec
-from portability_data.runner.supervisor import run
-from tests.conftest import REPO_ROOT, CaseRepo
-from tests.test_submission import git
+from portability_data.dataset.submission.package import system_description
+from tests.conftest import REPO_ROOT
+from tests.test_submission import git, packaged_run
 
 CASE = """
 import jax.numpy as jnp
@@ -61,22 +58,11 @@ def made(tmp_path_factory: pytest.TempPathFactory) -> Made:
     them (2 repeats: 24 rows), packaged; its rows also committed as an earlier run of the same
     setting under another id and source (what the dataset holds for the same device and version)."""
     root = tmp_path_factory.mktemp("tampering") / "repo"
-    cases = CaseRepo(root)
-    cases.add("jax", "numpy_cos", CASE.format(name="cos", value=1.0), function="jax.numpy.cos")
-    cases.add("jax", "numpy_sin", CASE.format(name="sin", value=0.0), function="jax.numpy.sin")
-    runner = REPO_ROOT / "src" / "portability_data" / "runner"
-    path_modules = [f"{DEVICES_FOLDER}/{p.name}" for p in (runner / DEVICES_FOLDER).glob("*.py")]
-    for name in [*CORE_FILES, *path_modules]:
-        target = root / "src" / "portability_data" / "runner" / name
-        target.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(runner / name, target)
-    git(root, "init", "-q")
-    git(root, "add", "cases", "src")
-    git(root, "commit", "-q", "-m", "cases and harness")
-    spec = RunSpec(framework="jax", device="cpu", repeats=2, timeout_s=120, memory_mb=4096, source=SOURCE)
-    run_id = run(spec, Paths.under(root), log=lambda message: None)
-    out = root.parent / "submission"
-    package(root, [run_id], out)
+    cases = {
+        "numpy_cos": (CASE.format(name="cos", value=1.0), "jax.numpy.cos"),
+        "numpy_sin": (CASE.format(name="sin", value=0.0), "jax.numpy.sin"),
+    }
+    run_id, out = packaged_run(root, cases)
     earlier_id = run_id.replace("eager-", "eager-earlier-")
     for table in ("results", "runs"):
         data = pq.read_table(root / "data" / table / SOURCE / f"{run_id}.parquet")
