@@ -141,6 +141,13 @@ class CaseRepo:
         return function
 
 
+def journaled_rows(journal_dir: Path) -> int:
+    """Rows a running run has journaled so far (its first journal in `journal_dir`; 0 before it
+    exists): what the tests that kill a run mid-way wait on."""
+    journals = list(journal_dir.glob("*.jsonl"))
+    return sum(1 for line in journals[0].read_text().splitlines() if '"row"' in line) if journals else 0
+
+
 @pytest.fixture
 def case_repo(tmp_path: Path) -> CaseRepo:
     return CaseRepo(tmp_path / "repo")

@@ -154,15 +154,8 @@ def _summary_lines(markdown: str) -> tuple[int, list[str]]:
 
 
 def _grid(markdown: str, title: str) -> pd.DataFrame:
-    """The summary table under the headline `title`, as a frame of its text cells."""
-    _, lines = _summary_lines(markdown)
-    at = next(i for i, line in enumerate(lines) if line.startswith(f"**{title}**"))
-    rows = []
-    for line in lines[at + 2 :]:
-        if not line.startswith("|"):
-            break
-        rows.append([cell.strip() for cell in line.strip("|").split(" | ")])
-    return pd.DataFrame(rows[2:], columns=rows[0]).set_index("framework")
+    """The summary table under the headline `title`, as a frame of its text cells by framework."""
+    return _rows(markdown, title).set_index("framework")
 
 
 def _rows(markdown: str, title: str) -> pd.DataFrame:

@@ -21,6 +21,7 @@ from portability_data.runner.provenance import CPU_FEATURES
 from portability_data.runner.spec import Paths, RunError, RunSpec
 from portability_data.runner.supervisor import run
 from portability_data.runner.worker_process import WorkerHung, WorkerOverMemory, worker_environment
+from tests.conftest import journaled_rows
 
 FAULTS = """
 import ctypes, os, sys, time
@@ -193,11 +194,6 @@ def test_step(n):
 """
 
 
-def _journal_rows(paths: Paths) -> int:
-    journals = list(paths.journal_dir.glob("*.jsonl"))
-    return sum(1 for line in journals[0].read_text().splitlines() if '"row"' in line) if journals else 0
-
-
 @pytest.mark.parametrize("kill_after_rows", [0, 3, 11])
 def test_sigkill_then_resume_loses_nothing_and_duplicates_nothing(case_repo, kill_after_rows: int) -> None:
     case_repo.add("torch", "slow", SLOW)
@@ -224,7 +220,7 @@ def test_sigkill_then_resume_loses_nothing_and_duplicates_nothing(case_repo, kil
         start_new_session=True,
     )
     deadline = time.monotonic() + 120
-    while _journal_rows(paths) < kill_after_rows or not list(paths.journal_dir.glob("*.jsonl")):
+    while journaled_rows(paths.journal_dir) < kill_after_rows or not list(paths.journal_dir.glob("*.jsonl")):
         assert time.monotonic() < deadline and runner.poll() is None
         time.sleep(0.05)
     os.killpg(runner.pid, signal.SIGKILL)  # the runner and its worker, as a machine crash would
@@ -344,7 +340,7 @@ def test_a_killed_run_can_be_closed_as_partial(case_repo) -> None:
         start_new_session=True,
     )
     deadline = time.monotonic() + 120
-    while _journal_rows(paths) < 3:
+    while journaled_rows(paths.journal_dir) < 3:
         assert time.monotonic() < deadline and runner.poll() is None
         time.sleep(0.05)
     os.killpg(runner.pid, signal.SIGKILL)

@@ -32,7 +32,7 @@ from portability_data.runner.journal import Journal, resume_state
 from portability_data.runner.row_chain import chain_head, chain_path, row_digest
 from portability_data.runner.spec import Paths, RunError, RunSpec
 from portability_data.runner.supervisor import close_partial, run
-from tests.conftest import REPO_ROOT, CaseRepo
+from tests.conftest import REPO_ROOT, CaseRepo, journaled_rows
 from tests.test_submission import packaged_run
 
 PASSING = """
@@ -343,11 +343,6 @@ def test_step(n):
 """
 
 
-def _rows_journaled(paths: Paths) -> int:
-    journals = list(paths.journal_dir.glob("*.jsonl"))
-    return sum(1 for line in journals[0].read_text().splitlines() if '"row"' in line) if journals else 0
-
-
 @pytest.mark.parametrize("then", ["resume", "close"])
 def test_a_killed_then_resumed_or_closed_run_keeps_a_valid_chain(
     case_repo: CaseRepo, tmp_path: Path, then: str
@@ -363,7 +358,7 @@ def test_a_killed_then_resumed_or_closed_run_keeps_a_valid_chain(
         start_new_session=True,
     )  # fmt: skip
     deadline = time.monotonic() + 120
-    while _rows_journaled(paths) < 3:
+    while journaled_rows(paths.journal_dir) < 3:
         assert time.monotonic() < deadline and runner.poll() is None
         time.sleep(0.05)
     os.killpg(runner.pid, signal.SIGKILL)
