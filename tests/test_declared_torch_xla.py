@@ -14,6 +14,7 @@ from portability_data.pipeline.declared_torch_xla import (
     TorchXlaImportError,
     import_torch_xla,
     out_path,
+    split_source,
 )
 from portability_data.pipeline.frames import plain_frame
 from portability_data.report.declared_xla import (
@@ -149,7 +150,7 @@ def test_the_committed_table_holds_what_its_source_states(repo_root: Path) -> No
     commented out (one line twice), and 7 allowed names op_db no longer has plus `min.binary `."""
     rows = plain_frame(read_table("declared", repo_root / "data" / "declared" / "torch_xla-v2.9.0.parquet"))
     names = rows["entry"].astype(str) + rows["variant"].map(lambda v: f".{v}" if isinstance(v, str) else "")
-    listed = rows["source"].map(lambda source: source.rsplit(": ", 1)[-1])
+    listed = rows["source"].map(lambda source: split_source(source)[1])
     assert names[listed == "allowed_opinfo"].nunique() == 200
     assert names[listed == "allowed_fallback_opinfo"].nunique() == 6
     assert len(rows[listed == "commented_out"]) == 114

@@ -85,6 +85,12 @@ def _source(data: dict[str, Any], listed: str) -> str:
     return f"{src['repository']} {src['path']} at {src['tag']} ({src['commit'][:12]}): {listed}"
 
 
+def split_source(source: str) -> tuple[str, str]:
+    """A row's `source` read back: (torch_xla's file at its tag, the list the row came from)."""
+    where, _, listed = source.rpartition(": ")
+    return where, listed
+
+
 def torch_xla_rows(
     data: dict[str, Any], entries: dict[str, dict[str, Any]], framework_version: str
 ) -> list[dict[str, Any]]:

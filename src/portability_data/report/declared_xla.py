@@ -18,7 +18,7 @@ from typing import Any
 
 import pandas as pd
 
-from portability_data.pipeline.declared_torch_xla import DEVICE_TYPE, FAILING_SECTION
+from portability_data.pipeline.declared_torch_xla import DEVICE_TYPE, FAILING_SECTION, split_source
 from portability_data.pipeline.frames import plain_frame
 from portability_data.report.render import Section
 from portability_data.tables.tableio import read_table
@@ -33,10 +33,6 @@ def torch_xla_declarations(declared: pd.DataFrame) -> pd.DataFrame:
     if not len(declared):
         return declared
     return declared[declared["source"].astype(str).str.startswith("pytorch/xla ")]
-
-
-def _listed(source: str) -> str:
-    return source.rsplit(": ", 1)[-1]
 
 
 def reading(row: dict[str, Any]) -> str:
@@ -55,14 +51,23 @@ def reading(row: dict[str, Any]) -> str:
     return f"{status}: {row.get('error_type') or ''}".rstrip(": ")
 
 
+def entry_names(declared: pd.DataFrame) -> list[str]:
+    """The support matrix's name of each declared row's entry: name, or name.variant."""
+    return [
+        f"{e}.{v}" if isinstance(v, str) and v else e for e, v in zip(declared["entry"], declared["variant"])
+    ]
+
+
 def allowed_pairs(matrix: pd.DataFrame, xla_declared: pd.DataFrame) -> pd.DataFrame:
     """Our census rows on xla of every (entry, dtype) torch_xla declares passing, with its list."""
     allowed = xla_declared[xla_declared["declared"] == "supported_dtype"]
-    names = [
-        f"{e}.{v}" if isinstance(v, str) and v else e for e, v in zip(allowed["entry"], allowed["variant"])
-    ]
+    names = entry_names(allowed)
     listed = pd.DataFrame(
-        {"entry": names, "dtype": allowed["dtype"].to_numpy(), "list": allowed["source"].map(_listed)}
+        {
+            "entry": names,
+            "dtype": allowed["dtype"].to_numpy(),
+            "list": allowed["source"].map(lambda source: split_source(source)[1]),
+        }
     )
     ours = matrix[
         (matrix["framework"] == "torch") & (matrix["device"] == DEVICE_TYPE) & (matrix["origin"] == "opinfo")
@@ -112,9 +117,7 @@ def failing_but_works(matrix: pd.DataFrame, xla_declared: pd.DataFrame) -> pd.Da
         (xla_declared["declared"] == "expected_failure")
         & xla_declared["reason"].astype(str).str.contains(FAILING_SECTION)
     ]
-    names = {
-        f"{e}.{v}" if isinstance(v, str) and v else e for e, v in zip(failing["entry"], failing["variant"])
-    }
+    names = set(entry_names(failing))
     ours = matrix[
         (matrix["device"] == DEVICE_TYPE)
         & matrix["entry"].isin(names)
@@ -143,7 +146,7 @@ def torch_xla_section(data_dir: Path) -> tuple[Section, dict[str, Any]] | None:
         disagreements(pairs),
         failing_but_works(matrix, xla_declared),
     )
-    source = sorted(set(xla_declared["source"].map(lambda s: s.rsplit(": ", 1)[0])))[0]
+    source = sorted(set(xla_declared["source"].map(lambda source: split_source(source)[0])))[0]
     unmapped = int(xla_declared["unmapped_reason"].eq("not_in_op_db").sum())
     text = (
         f"torch_xla's own OpInfo test ({source}) lists the entries it says pass on XLA, and the dtypes "
