@@ -267,3 +267,33 @@ def test_data_limitations_describe_the_folders_data(tmp_path: Path) -> None:
     meta = croissant_metadata(folder, "0.1.0", PARAMS)
     assert meta["rai:dataLimitations"] == data_limitations(folder, 1.5)
     assert "Small sample of functions" not in meta["rai:dataLimitations"]  # the 2023-era sentence
+
+
+def test_data_limitations_count_every_pair_that_ran_with_no_oracle(tmp_path: Path) -> None:
+    """The census pairs that ran through with nothing comparing their values: `ran` (issue 48's
+    status for exactly that) and a host fallback without an oracle, not a judged `works` pair nor
+    one that failed."""
+    from portability_data.dataset.folder import CONFIG_FILES
+    from portability_data.dataset.limitations import data_limitations
+
+    folder = tmp_path / "data"
+    write_example_dataset(folder)
+    base = example_rows()["support_matrix"][0]
+    rows = [
+        {
+            **base,
+            "entry": entry,
+            "case_id": f"torch.census.opinfo.{entry}",
+            "status": status,
+            "oracle": oracle,
+        }
+        for entry, status, oracle in (
+            ("argsort", "works", "reference"),
+            ("sort", "ran", "none"),
+            ("nonzero", "host_fallback", "none"),
+            ("unique", "fails", "none"),
+        )
+    ]
+    path = folder / CONFIG_FILES["support_matrix"].split("/")[0] / "support_matrix.parquet"
+    write_table("support_matrix", pd.DataFrame(rows), path)
+    assert "of which 2 pairs ran through with no oracle" in data_limitations(folder, 1.5)

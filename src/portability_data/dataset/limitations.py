@@ -15,10 +15,13 @@ import pyarrow.parquet as pq
 from portability_data.dataset.folder import files_of
 from portability_data.pipeline.aggregate_quiet import run_quietness
 from portability_data.pipeline.aggregate_subtests import host_load
+from portability_data.tables.census_contracts import RUNNING_STATUSES
 from portability_data.tables.contracts import is_census_case
 
 STUDY = "mince2023"
-RAN = ("works", "host_fallback")  # census statuses of a pair that ran through
+# census statuses of a pair that ran through: running (works; ran, which no oracle judged) or with an
+# op on the host
+RAN = (*RUNNING_STATUSES, "host_fallback")
 
 
 def _table(data_dir: Path, table: str, columns: list[str]) -> list[dict]:
