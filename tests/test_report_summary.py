@@ -458,4 +458,4 @@ def test_findings_name_a_setting_without_quiet_latency(tables: dict[str, pd.Data
     }
     last = findings(tables, census)[-1]
     assert last.startswith("**The census** ran 1,644 functions in 26,340 function × dtype pairs")
-    assert "PyTorch eager on xla: 456 of 736 functions lose at least one dtype that works on the CPU" in last
+    assert "PyTorch eager on xla: 456 of 736 functions lose at least one dtype that runs on the CPU" in last

@@ -156,7 +156,7 @@ def _census(census: dict[str, Any] | None) -> str | None:
     if moves:
         text += "; moving off the CPU, " + "; ".join(
             f"{_name(m['framework'])} {m['mode']} on {m['device']}: {m['functions_lost']} of "
-            f"{m['functions_both']} functions lose at least one dtype that works on the CPU"
+            f"{m['functions_both']} functions lose at least one dtype that runs on the CPU"
             for m in moves
         )
         text += f" ({_link('moves', MOVES_TABLE)})"
