@@ -72,6 +72,10 @@ def test_a_path_whose_packages_are_missing_says_which_environment_to_build() -> 
     except ImportError:
         with pytest.raises(DeviceUnavailableError, match=r"pip install -e \"\.\[xla\]\""):
             devices.backend_for("torch", "xla")
+        # the tpu path builds on xla's backend but gives its own advice, not the xla environment's
+        with pytest.raises(DeviceUnavailableError, match=r"TPU VM") as tpu:
+            devices.backend_for("torch", "tpu")
+        assert ".venv-xla" not in str(tpu.value) and "--device xla" not in str(tpu.value)
     else:
         pytest.skip("torch_xla is installed in this environment: the path starts")
 

@@ -3,16 +3,20 @@ own module inputs, one subtest per module x dtype, through the same harness as t
 
 What runs comes from `module.yaml` beside this file (`portability census-harvest`). Per module
 input (seeded: torch.manual_seed(0) before the inputs and before each construction), the module is
-built from the input's constructor arguments, moved to the device and dtype and put in eval mode,
-as upstream's TestModule.test_forward does (test/test_modules.py), and its forward call on the
-input's forward arguments is timed through `timed` (compiled mode compiles the call). The oracle:
+built from the input's constructor arguments on the CPU with no default device, moved to the
+dtype and the device and put in eval mode, as upstream's TestModule.test_forward does
+(test/test_modules.py), and its forward call on the input's forward arguments is timed through
+`timed` (compiled mode compiles the call). The inputs are built by the generator, which takes the
+device as its argument (no default device around it; one that raises is `no_sample`). The oracles:
 - eager: the input's reference function where it has one (a composite written in torch ops by
-  upstream, e.g. mm + bias for nn.Linear), else none (the input passes if it runs);
+  upstream, e.g. mm + bias for nn.Linear), else none (the input passes if it runs: `ran`); on a
+  device that is not the host CPU also the same module, built alike, run on the host CPU on a copy
+  of the same arguments (the differential oracle, runner/device_oracle.py);
 - compiled: the same module called eagerly on a copy of the same arguments, twice under two seeds;
   a module whose eager output changes with the seed (nn.FractionalMaxPool3d draws its pooling
   regions, nn.RReLU its slopes) has none, as has one PyTorch declares not comparable between two
   executions (the manifest's `oracle_declared.not_comparable`).
-Judged with the shared oracle (runner/oracle.py): per output dtype tolerance of params.yaml,
+Judged with the shared oracle (runner/oracle.py, device_oracle.py): per output dtype tolerance of params.yaml,
 loosened by PyTorch's own overrides for TestModule.test_forward (`oracle_declared.tolerance`).
 """
 
@@ -25,7 +29,8 @@ from typing import Any
 import torch
 
 from portability_data.runner.census_rows import CensusModule
-from portability_data.runner.oracle import NO_ORACLE, Judgement, deviation
+from portability_data.runner.device_oracle import DeviceJudgement
+from portability_data.runner.oracle import NO_ORACLE, deviation
 
 CENSUS = CensusModule(__file__)
 pytest_generate_tests = CENSUS.generate_tests
@@ -52,35 +57,45 @@ def test_entry(census_pair: tuple[str, str], device: Any, timed: Any, record_pro
     entry, dtype_name = census_pair
     info = CENSUS.installed(infos_by_entry(), entry, torch.__version__)
     dtype = getattr(torch, dtype_name)
+    judgement = DeviceJudgement(
+        CENSUS.tolerances_for(entry, timed.mode, dtype_name), timed, torch.manual_seed
+    )
+    comparable = not CENSUS.not_comparable(entry)
     torch.manual_seed(0)
-    inputs = CENSUS.samples(
-        info.module_inputs_func(info, device=device, dtype=dtype, requires_grad=False, training=False),
-        timed.mode,
+    inputs = judgement.build(
+        lambda: CENSUS.samples(
+            info.module_inputs_func(info, device=device, dtype=dtype, requires_grad=False, training=False),
+            timed.mode,
+        ),
+        device,
     )
     with_reference = any(module_input.reference_fn is not None for module_input in inputs)
     if timed.mode == "compiled":
-        oracle = "none" if CENSUS.not_comparable(entry) else "eager"
+        oracle = "eager" if comparable else "none"
     else:
         oracle = "reference" if with_reference else "none"
-    judgement = Judgement(CENSUS.tolerances_for(entry, timed.mode, dtype_name))
 
-    def run_one(module_input: Any) -> tuple[Any, Any]:
-        module = _built(info, module_input, device, dtype)
+    def run_one(module_input: Any) -> tuple[Any, Any, Any]:
+        with timed.building_samples():
+            on_host = _built(info, module_input, dtype)
+        module = copy.deepcopy(on_host).to(device)
         args, kwargs = module_input.forward_input.args, module_input.forward_input.kwargs
         pristine = copy.deepcopy((args, kwargs))
+        twin = judgement.twin(on_host, *args, **kwargs) if comparable else None
         actual = timed(module, *args, **kwargs)
-        return actual, _expected(module, module_input, pristine, oracle, judgement.tolerances)
+        return actual, _expected(module, module_input, pristine, oracle, judgement.tolerances), twin
 
     judgement.run(inputs, run_one)
     judgement.record(record_property, oracle)
 
 
-def _built(info: Any, module_input: Any, device: Any, dtype: torch.dtype) -> torch.nn.Module:
-    """The module as upstream builds it for a forward test: seeded, on the device, in the dtype, eval."""
+def _built(info: Any, module_input: Any, dtype: torch.dtype) -> torch.nn.Module:
+    """The module as upstream builds it for a forward test: seeded, constructed with no default
+    device (on the CPU), in the dtype, eval; the test moves a copy to the device."""
     torch.manual_seed(0)
     constructor = module_input.constructor_input
     module = info.module_cls(*constructor.args, **constructor.kwargs)
-    module.to(device).to(dtype)
+    module.to(dtype)
     module.train(False)
     return module
 

@@ -10,14 +10,15 @@ declares it, and per dtype the input kinds NumPy accepts; the per-dtype toleranc
 params.yaml). Compiled mode runs the first few samples only (census.compiled.max_samples),
 through torch.compile (the harness records whether it made one graph).
 
-Per sample: the generator's arrays become tensors on the device (bfloat16 by way of float32,
-which holds every bfloat16 value exactly: torch.from_numpy takes no ml_dtypes array), the torch
-function is called on them through `timed`, and the oracle is the NumPy function on the same host
-arrays. torch computes an integer input's float function in float32 where NumPy uses float64
-(torch.sqrt of int64): the row says so (oracle `numpy_32bit`, as the JAX and TensorFlow censuses
-name their narrowing) and the result is judged with the tolerance of the less precise dtype
-(oracle.deviation), not failed. A sample fails when torch raises, or when its values leave the
-tolerance (NaN matching NaN); the message names the input kind. Where upstream tests the same
+Per sample: the generator's arrays become tensors on the device (bfloat16 by way of float32, which
+holds every bfloat16 value exactly: torch.from_numpy takes no ml_dtypes array), the torch function
+is called on them through `timed`, and the oracle is the NumPy function on the same host arrays; on
+a device that is not the host CPU also torch's own result of the same tensors on the host CPU (the
+differential oracle, runner/device_oracle.py). torch computes an integer input's float function in
+float32 where NumPy uses float64 (torch.sqrt of int64): the row says so (oracle `numpy_32bit`, as
+the JAX and TensorFlow censuses name their narrowing) and the result is judged with the tolerance of
+the less precise dtype (oracle.deviation), not failed. A sample fails when torch raises, or when its
+values leave the tolerance (NaN matching NaN); the message names the input kind. Where upstream tests the same
 equivalence on its own inputs: test/test_ops.py, TestCommon.test_numpy_ref.
 """
 
@@ -31,8 +32,9 @@ import numpy as np
 import torch
 
 from portability_data.runner.census_rows import CensusModule
+from portability_data.runner.device_oracle import DeviceJudgement
 from portability_data.runner.generator import Sample, sample
-from portability_data.runner.oracle import NO_ORACLE, Judgement, dtype_of, leaves
+from portability_data.runner.oracle import NO_ORACLE, dtype_of, leaves
 from portability_data.runner.promotion import DtypeLedger
 
 CENSUS = CensusModule(__file__)
@@ -67,15 +69,16 @@ def test_entry(census_pair: tuple[str, str], device: Any, timed: Any, record_pro
     narrowed: list[bool] = []
     ledger = DtypeLedger()
 
-    def run_one(given: Sample) -> tuple[Any, Any]:
+    def run_one(given: Sample) -> tuple[Any, Any, Any]:
         on_device = [as_tensor(array, device) for array in given.args]
+        twin = judgement.twin(function, *on_device)
         actual = timed(function, *on_device)
         expected = _expected(reference, given.args)
         narrowed.append(_narrower(actual, expected))
         ledger.note(actual, expected)
-        return actual, expected
+        return actual, expected, twin
 
-    judgement = Judgement(CENSUS.tolerances)
+    judgement = DeviceJudgement(CENSUS.tolerances, timed)
     judgement.run(
         [sample(name, dtype_name, kind, entry["arity"]) for kind in kinds],
         run_one,

@@ -7,10 +7,16 @@ knows of on any device, the per-dtype tolerance policy of params.yaml). Every dt
 device, declared supported there or not: "declared unsupported but works" and "declared supported
 but fails" are findings.
 
+The samples are built as upstream's tests build them: the generator gets the device as its
+argument, with no default device around it (it keeps on the CPU what it builds there on purpose,
+tensor_split's indices); a generator that raises is `no_sample` (runner/device_oracle.py).
 Per sample (seeded: torch.manual_seed(0) before the generator): the function under test is called
-through `timed` (warm-up, then the timed call, routed through the mode). The oracle:
+through `timed` (warm-up, then the timed call, routed through the mode). The oracles:
 - eager: the entry's NumPy reference (`op.ref` on `sample.numpy()`) where it has one, else none
-  (the sample passes if the op runs);
+  (the sample passes if the op runs, and the row is `ran`, not `works`);
+- eager on a device that is not the host CPU, beside the reference: the host CPU's result of the
+  same sample (the differential oracle: its tensors copied to the CPU before the call), unless the
+  entry is not comparable between two executions (below) or the CPU's result changes with the seed;
 - compiled: the eager result of the same function on a fresh copy of the same sample, unless PyTorch
   itself declares the entry's values not comparable between two executions (an entry-wide skip of
   test_compare_cpu and kin saying its output is non-deterministic or undefined: `torch.empty`,
@@ -26,7 +32,8 @@ The subtest reports its oracle, samples, samples failed and the largest absolute
 deviations over the samples compared (`record_property`, kept as results columns), and fails if any
 sample failed, re-raising the first error as itself so the failure rules read the framework's own
 exception. Where upstream tests the same: test/test_ops.py (TestCommon.test_numpy_ref,
-test_compare_cpu), test/inductor/test_torchinductor_opinfo.py (compiled vs eager).
+test_compare_cpu), test/inductor/test_torchinductor_opinfo.py (compiled vs eager), and torch_xla's
+test/test_ops.py (XLA vs CPU on the same samples).
 """
 
 from __future__ import annotations
@@ -37,7 +44,8 @@ from typing import Any
 import torch
 
 from portability_data.runner.census_rows import CensusModule, entry_id
-from portability_data.runner.oracle import NO_ORACLE, Judgement, deviation
+from portability_data.runner.device_oracle import DeviceJudgement
+from portability_data.runner.oracle import NO_ORACLE, deviation
 
 CENSUS = CensusModule(__file__)
 pytest_generate_tests = CENSUS.generate_tests
@@ -59,15 +67,21 @@ def test_entry(census_pair: tuple[str, str], device: Any, timed: Any, record_pro
         oracle = "none" if CENSUS.not_comparable(entry) else "eager"
     else:
         oracle = "reference" if op.ref is not None else "none"
-    judgement = Judgement(CENSUS.tolerances_for(entry, timed.mode, dtype_name))
+    judgement = DeviceJudgement(
+        CENSUS.tolerances_for(entry, timed.mode, dtype_name), timed, torch.manual_seed
+    )
+    comparable = not CENSUS.not_comparable(entry)
     torch.manual_seed(0)
     dtype = getattr(torch, dtype_name)
-    samples = CENSUS.samples(op.sample_inputs(device, dtype, requires_grad=False), timed.mode)
+    samples = judgement.build(
+        lambda: CENSUS.samples(op.sample_inputs(device, dtype, requires_grad=False), timed.mode), device
+    )
 
-    def run_one(sample: Any) -> tuple[Any, Any]:
+    def run_one(sample: Any) -> tuple[Any, Any, Any]:
         pristine = _copy(sample)
+        twin = judgement.twin(op.op, sample.input, *sample.args, **sample.kwargs) if comparable else None
         actual = timed(op.op, sample.input, *sample.args, **sample.kwargs)
-        return actual, _expected(op, pristine, oracle, judgement.tolerances)
+        return actual, _expected(op, pristine, oracle, judgement.tolerances), twin
 
     judgement.run(samples, run_one)
     judgement.record(record_property, oracle)

@@ -10,7 +10,9 @@ optimizer is constructed with the input's settings and `step` is timed through `
 step, then the timed step; optimizers whose step needs a closure, LBFGS, get one computing
 sum(|p|^2), a real loss for complex parameters too). The result is the parameter after the two
 steps. The oracle:
-- eager: none (the input passes if the steps run and leave a finite parameter of the right shape);
+- eager: none on the host CPU (the input passes if the steps run and leave a finite parameter of
+  the right shape, and the row is `ran`); on another device the same two steps on the host CPU on
+  an identical parameter (the differential oracle, runner/device_oracle.py);
 - compiled: the same two steps run eagerly on an identical parameter and optimizer.
 Upstream runs the same inputs in test/test_optim.py (TestOptimRenewed).
 """
@@ -23,7 +25,8 @@ from typing import Any
 import torch
 
 from portability_data.runner.census_rows import CensusModule
-from portability_data.runner.oracle import NO_ORACLE, Judgement
+from portability_data.runner.device_oracle import DeviceJudgement
+from portability_data.runner.oracle import NO_ORACLE
 
 CENSUS = CensusModule(__file__)
 pytest_generate_tests = CENSUS.generate_tests
@@ -44,16 +47,20 @@ def test_entry(census_pair: tuple[str, str], device: Any, timed: Any, record_pro
     dtype = getattr(torch, dtype_name)
     compiled = timed.mode == "compiled"
 
-    def run_one(optim_input: Any) -> tuple[Any, Any]:
+    def run_one(optim_input: Any) -> tuple[Any, Any, Any]:
         parameter, step = _optimizer(info, optim_input, device, dtype)
+        twin = judgement.twin(_eager_twin, info, optim_input, "cpu", dtype)
         timed(step)
         actual = parameter.detach().clone()
         if not compiled:
             _check_finite(actual)
-        return actual, _eager_twin(info, optim_input, device, dtype) if compiled else NO_ORACLE
+        return actual, _eager_twin(info, optim_input, device, dtype) if compiled else NO_ORACLE, twin
 
-    judgement = Judgement(CENSUS.tolerances)
-    judgement.run(CENSUS.samples(info.optim_inputs_func(device=device, dtype=dtype), timed.mode), run_one)
+    judgement = DeviceJudgement(CENSUS.tolerances, timed)
+    optim_inputs = judgement.build(
+        lambda: CENSUS.samples(info.optim_inputs_func(device=device, dtype=dtype), timed.mode), device
+    )
+    judgement.run(optim_inputs, run_one)
     judgement.record(record_property, "eager" if compiled else "none")
 
 

@@ -5,8 +5,9 @@ Census results are ordinary result rows whose case id is `<framework>.census.<or
 and whose subtest is `test_entry[<entry>-<dtype>]`; they are pooled like the curated ones (only
 runs of the newest harness and census files: `supersede`) and kept out of the study's outcome
 tables (aggregate.py). A pair's status reads its samples: works (every sample ran and matched the
-oracle, or failed only when run after other cases: order-dependent), partial (some samples
-failed), fails (all failed, or the generator raised before any ran), harness (the failure is the
+oracle, or failed only when run after other cases: order-dependent), ran (every sample ran, not
+every one judged: no oracle for it), partial (some samples failed), fails (all failed),
+no_sample (the generator raised on the device before any sample existed), harness (the failure is the
 harness's by the current rules, read again as aggregation reads them: not the framework's either
 way), or the worker's fault. The
 declared side comes from the declared table (dtype lists per device type, forward aspect; active
@@ -52,8 +53,17 @@ def declared_device_type(framework: str, device: str, mode: str) -> str:
 FAULTS = {"timeout", "crashed", "memory", "error", "unknown"}
 NO_ORACLE = "none"  # results.oracle of a row whose samples nothing could judge
 INPUT_DOMAIN = "input_domain"  # the failure rules' subcategory of a refusal by design
+NO_SAMPLE = "SampleBuildError"  # runner/device_oracle.py: no sample could be built on the device
 VALUES_OFF = "ValuesOffOracle"  # runner/oracle.py: the first failing sample ran but was off the oracle
-MEASURED = ("samples", "samples_failed", "oracle", "max_abs_error", "max_rel_error", "error_type")
+MEASURED = (
+    "samples",
+    "samples_failed",
+    "samples_compared",
+    "oracle",
+    "max_abs_error",
+    "max_rel_error",
+    "error_type",
+)
 DTYPES = ("result_dtype", "oracle_dtype", "dtype_mismatches")  # NumPy namesakes (runner/promotion.py)
 FIRST_LINES = 3  # of a failure's message: which input and how far off
 KEY = ["framework", "framework_version", "case_id", "dtype", "device", "device_model", "mode"]
@@ -81,10 +91,17 @@ def by_design(row: dict[str, Any]) -> bool:
 
 
 def compared(row: dict[str, Any]) -> bool:
-    """Whether a row's samples were compared with an oracle (NumPy, SciPy, upstream's reference, eager,
-    the CPU): `none` or nothing recorded is not a comparison."""
+    """Whether every sample of a row was compared with an oracle (NumPy, SciPy, upstream's reference,
+    eager, the host CPU): `none` or nothing recorded is not a comparison; a row that counts its
+    compared samples (schema 11) must count all of them. Rows before schema 11 only say that some
+    sample was compared."""
     oracle = row.get("oracle")
-    return isinstance(oracle, str) and oracle not in ("", NO_ORACLE)
+    if not isinstance(oracle, str) or oracle in ("", NO_ORACLE):
+        return False
+    samples, counted = row.get("samples"), row.get("samples_compared")
+    if pd.isna(counted) or pd.isna(samples) or row.get("confirmation") == "order_dependent":
+        return True
+    return int(counted) >= int(samples)
 
 
 def status_of(row: dict[str, Any]) -> str:
@@ -97,6 +114,8 @@ def status_of(row: dict[str, Any]) -> str:
         return "unconfirmed"  # the framework's only once it recurs alone in a fresh worker
     if outcome == "host_fallback":
         return "host_fallback"
+    if row.get("error_type") == NO_SAMPLE:
+        return "no_sample"  # the generator raised on this device: nothing of the function ran
     skip_reason = str(row.get("error_message") or "").removeprefix("Skipped: ")
     if outcome == "skipped" and skip_reason.startswith(NOT_IN_WHEEL):
         return "not_in_wheel"

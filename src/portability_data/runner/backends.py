@@ -67,9 +67,34 @@ class Backend:
     def sync(self, result: Any) -> None:
         """Block until the device finished computing `result`."""
 
-    def check_placement(self, result: Any) -> None:
+    # Whether the device under test is the host CPU (the reference every other path is compared with).
+    runs_on_host = True
+
+    def check_placement(self, result: Any, host_asked: bool = False) -> None:
         """Raise DevicePlacementError if any array in `result` lives elsewhere (HostPlacementError
-        where it lives on the host and the device under test is not the host)."""
+        where it lives on the host and the device under test is not the host). `host_asked`: the
+        call itself asked for its output on the host (a `device=` argument naming the CPU, as
+        torch's `*_like` samples do), so an output there is what was asked, not a fallback."""
+
+    def names_host(self, value: Any) -> bool:
+        """Whether a `device=` argument names the host CPU."""
+        return False
+
+    @contextlib.contextmanager
+    def building_samples(self) -> Iterator[None]:
+        """Where a census builds its samples the way the framework's own tests do (runner/
+        device_oracle.py): as the test body runs, unless the framework says otherwise."""
+        yield
+
+    @contextlib.contextmanager
+    def on_host(self) -> Iterator[None]:
+        """The framework's own eager execution on the host CPU (the differential oracle's twin)."""
+        yield
+
+    def host_copy(self, value: Any) -> Any:
+        """`value` with every array leaf copied to the host CPU, and every `device=` argument naming
+        the device under test renamed to the host: the same call, for the host to run."""
+        return value
 
     @contextlib.contextmanager
     def observe(self, events: DeviceEvents, timed: bool) -> Iterator[None]:
@@ -118,9 +143,12 @@ class _TorchCompiled(CompiledCall):
     """torch.compile, first with fullgraph=True: if that traces, the function ran as one graph.
     If dynamo cannot make one graph (it raises before running anything), the call is retried
     with graph breaks allowed and dynamo's own counters say how many breaks it took, or that it
-    made no graph at all (eager fallback). An exception the function itself raised while dynamo
-    traced it (bad input rejected on fake tensors) is re-raised as itself, not as dynamo's
-    wrapper, so a documented rejection reads the same in both modes."""
+    made no graph at all (eager fallback). That includes an exception raised while dynamo traced
+    the function on fake tensors: a graph-break limitation (torch.geqrf's data-dependent output)
+    reads that way too, and with breaks allowed dynamo runs the op outside the graph. Only if the
+    retry fails as well is the error the function's; one the function itself raised (bad input
+    rejected) is re-raised as itself, not as dynamo's wrapper, so a documented rejection reads the
+    same in both modes."""
 
     def __init__(self, torch: Any, fn: Callable[..., Any], backend: str = "inductor") -> None:
         super().__init__(torch.compile(fn, fullgraph=True, backend=backend))
@@ -132,8 +160,10 @@ class _TorchCompiled(CompiledCall):
 
         if self.partial is None:
             try:
-                return _unwrapped(self.compiled, args)
-            except (dynamo_exc.Unsupported, dynamo_exc.UserError):
+                return self.compiled(*args)
+            except Exception as error:
+                if not _dynamo_raised(error, dynamo_exc):
+                    raise
                 # No single graph: nothing ran yet (fullgraph fails while tracing), so retrying is safe.
                 self.partial = self.torch.compile(self.fn, backend=self.backend)
                 first = True
@@ -141,15 +171,27 @@ class _TorchCompiled(CompiledCall):
             first = False
         counters = self.torch._dynamo.utils.counters
         breaks, graphs = sum(counters["graph_break"].values()), counters["stats"]["unique_graphs"]
+        ran = False
         try:
-            return _unwrapped(self.partial, args)
+            result = _unwrapped(self.partial, args)
+            ran = True
+            return result
         finally:
             new_breaks = sum(counters["graph_break"].values()) - breaks
             new_graphs = counters["stats"]["unique_graphs"] - graphs
             self.graph_breaks += new_breaks
-            if first:
+            if first and ran:  # a retry that raised too ran nothing: the call stays `compiled`
                 self.execution = "graph_breaks" if new_graphs > 0 else "eager_fallback"
                 self.graph_breaks = max(self.graph_breaks, 1) if new_graphs > 0 else self.graph_breaks
+
+
+def _dynamo_raised(error: BaseException, dynamo_exc: Any) -> bool:
+    """Whether fullgraph compilation failed in dynamo (no single graph, or an op failed on fake
+    tensors while tracing), not in the compiled code's run: then nothing ran and a retry with graph
+    breaks allowed is safe."""
+    return isinstance(error, (dynamo_exc.Unsupported, dynamo_exc.UserError)) or (
+        type(error).__module__.startswith("torch._dynamo") and _user_exception(error) is not None
+    )
 
 
 _DYNAMO_MODULES = ("torch._dynamo", "torch._inductor", "torch.fx", "torch._subclasses", "torch._functorch")
@@ -199,6 +241,18 @@ def _leaves(obj: Any) -> Iterator[Any]:
         yield obj
 
 
+def _mapped(obj: Any, leaf_fn: Callable[..., Any], key: Any = None) -> Any:
+    """`obj` rebuilt with `leaf_fn(leaf, key)` for every leaf of its nested tuples, lists and dicts
+    (`key`: the dict key the leaf is under, so a `device=` argument can be told apart)."""
+    if isinstance(obj, tuple) and hasattr(obj, "_fields"):  # a named tuple
+        return type(obj)(*[_mapped(item, leaf_fn) for item in obj])
+    if isinstance(obj, (list, tuple)):
+        return type(obj)([_mapped(item, leaf_fn) for item in obj])
+    if isinstance(obj, dict):
+        return {k: _mapped(v, leaf_fn, k) for k, v in obj.items()}
+    return leaf_fn(obj, key)
+
+
 class TorchBackend(Backend):
     """PyTorch the same on every device: the path's device type is the default device while a
     test runs, every output must be there, torch.compile with the path's compiler."""
@@ -229,11 +283,53 @@ class TorchBackend(Backend):
         finally:
             self.torch.set_default_device(previous)
 
-    def check_placement(self, result: Any) -> None:
+    @property
+    def runs_on_host(self) -> bool:  # type: ignore[override]
+        return self.device_type == "cpu"
+
+    def check_placement(self, result: Any, host_asked: bool = False) -> None:
         for leaf in _leaves(result):
             if isinstance(leaf, self.torch.Tensor) and leaf.device.type != self.device_type:
+                if host_asked and leaf.device.type == "cpu":
+                    continue
                 error = HostPlacementError if leaf.device.type == "cpu" else DevicePlacementError
                 raise error(f"output tensor on {leaf.device}, expected device type {self.device_type!r}")
+
+    def names_host(self, value: Any) -> bool:
+        if not isinstance(value, (str, self.torch.device)):
+            return False
+        try:
+            return self.torch.device(value).type == "cpu"
+        except RuntimeError:
+            return False
+
+    @contextlib.contextmanager
+    def building_samples(self) -> Iterator[None]:
+        """torch's own tests build samples with no default device: the generator puts each input
+        where its `device` argument says, and keeps on the CPU what it builds there on purpose
+        (tensor_split's indices). A default device around it would move those too."""
+        with self.on_host():
+            yield
+
+    @contextlib.contextmanager
+    def on_host(self) -> Iterator[None]:
+        previous = self.torch.get_default_device()
+        self.torch.set_default_device("cpu")
+        try:
+            yield
+        finally:
+            self.torch.set_default_device(previous)
+
+    def host_copy(self, value: Any) -> Any:
+        torch = self.torch
+
+        def moved(leaf: Any, key: Any = None) -> Any:
+            if isinstance(leaf, torch.Tensor):
+                return leaf.detach().to("cpu", copy=True)
+            renamed = (key == "device" and isinstance(leaf, str)) or isinstance(leaf, torch.device)
+            return torch.device("cpu") if renamed and not self.names_host(leaf) else leaf
+
+        return _mapped(value, moved)
 
     def start_test(self, mode: str) -> None:
         if mode == "compiled":
@@ -312,7 +408,27 @@ class TensorFlowBackend(Backend):
             return not self.tf.is_symbolic_tensor(leaf.handle)
         return isinstance(leaf, self.tf.Tensor) and not self.tf.is_symbolic_tensor(leaf)
 
-    def check_placement(self, result: Any) -> None:
+    @property
+    def runs_on_host(self) -> bool:  # type: ignore[override]
+        return self.device_type == "CPU"
+
+    @contextlib.contextmanager
+    def on_host(self) -> Iterator[None]:
+        with self.tf.device("/device:CPU:0"):
+            yield
+
+    def host_copy(self, value: Any) -> Any:
+        tf = self.tf
+
+        def moved(leaf: Any, key: Any = None) -> Any:
+            if isinstance(leaf, (tf.Tensor, tf.Variable)) and self._is_eager(leaf):
+                with tf.device("/device:CPU:0"):
+                    return tf.identity(leaf)
+            return leaf
+
+        return _mapped(value, moved)
+
+    def check_placement(self, result: Any, host_asked: bool = False) -> None:
         expected = self.handle().removeprefix("/")  # device:CPU:0
         for leaf in _leaves(result):
             if isinstance(leaf, (self.tf.Tensor, self.tf.Variable)):
@@ -322,6 +438,8 @@ class TensorFlowBackend(Backend):
                     continue
                 if where and not where.endswith(expected):
                     on_host = "device:CPU:" in where and self.device_type != "CPU"
+                    if on_host and host_asked:
+                        continue
                     error = HostPlacementError if on_host else DevicePlacementError
                     raise error(f"output tensor on {where!r}, expected {expected!r}")
 
@@ -380,7 +498,24 @@ class JaxBackend(Backend):
     def sync(self, result: Any) -> None:
         self.jax.block_until_ready(result)
 
-    def check_placement(self, result: Any) -> None:
+    @property
+    def runs_on_host(self) -> bool:  # type: ignore[override]
+        return self.platform == "cpu"
+
+    @contextlib.contextmanager
+    def on_host(self) -> Iterator[None]:
+        with self.jax.default_device(self.jax.devices("cpu")[0]), self.jax.disable_jit():
+            yield
+
+    def host_copy(self, value: Any) -> Any:
+        host = self.jax.devices("cpu")[0]
+
+        def moved(leaf: Any, key: Any = None) -> Any:
+            return self.jax.device_put(leaf, host) if isinstance(leaf, self.jax.Array) else leaf
+
+        return _mapped(value, moved)
+
+    def check_placement(self, result: Any, host_asked: bool = False) -> None:
         for leaf in _leaves(result):
             if isinstance(leaf, self.jax.Array):
                 try:
@@ -389,6 +524,8 @@ class JaxBackend(Backend):
                     continue
                 if where != {self._device}:
                     on_host = self._device.platform != "cpu" and all(d.platform == "cpu" for d in where)
+                    if on_host and host_asked:
+                        continue
                     error = HostPlacementError if on_host else DevicePlacementError
                     raise error(f"output array on {where}, expected {self._device}")
 

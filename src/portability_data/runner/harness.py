@@ -90,9 +90,10 @@ def framework_of(path: Path) -> str:
 
 # What a case may report with record_property, and the type each is kept as (results columns).
 MEASURES: dict[str, type] = {
-    "oracle": str,  # what the result was compared with: reference, numpy, eager, cpu
+    "oracle": str,  # what the result was compared with: reference, numpy, eager, cpu (joined by +)
     "samples": int,  # sample inputs the subtest ran
     "samples_failed": int,  # of those, how many failed (raised, or off the oracle)
+    "samples_compared": int,  # of those, how many some oracle judged (works: all of them)
     "max_abs_error": float,  # largest absolute deviation from the oracle over the samples
     "max_rel_error": float,  # largest relative deviation from the oracle over the samples
     "result_dtype": str,  # the dtypes the function returned (runner/promotion.py)

@@ -156,11 +156,14 @@ LEGACY_HARNESS_FILE_SETS = (
 )
 # The census's judge (not the harness: curated cases do not use it), in every census case's digest.
 ORACLE_FILE = Path(__file__).resolve().parent / "oracle.py"
-# Runner modules that make a census module's inputs (the shared generator) or what its rows say of
-# them (result dtypes): in the digest of each census case whose test file imports them. Not yet
-# census_rows.py (sample caps, the not-in-wheel skip), which every census module imports: adding it
-# re-measures every census setting (~2.5 h here), so it waits for the next full census re-measure.
-CENSUS_INPUT_FILES = tuple(ORACLE_FILE.parent / name for name in ("generator.py", "promotion.py"))
+# Runner modules that make a census module's inputs (the shared generator), judge them (the device
+# judge: reference and host CPU) or say what its rows hold of them (result dtypes): in the digest of
+# each census case whose test file imports them. Not yet census_rows.py (sample caps, the
+# not-in-wheel skip), which every census module imports: adding it re-measures every census setting
+# (~2.5 h here), so it waits for the next full census re-measure.
+CENSUS_INPUT_FILES = tuple(
+    ORACLE_FILE.parent / name for name in ("generator.py", "promotion.py", "device_oracle.py")
+)
 # The runner package's own dotted path, as the harness files name it. It is written as the package
 # root before hashing, so the digest is of the code, not of where the package lives: the move of
 # the flat modules into runner/ (issue 17) is not a harness change, and every other byte is.

@@ -428,6 +428,7 @@ MEASURE_COLUMNS = (
     "oracle",
     "samples",
     "samples_failed",
+    "samples_compared",
     "max_abs_error",
     "max_rel_error",
     "result_dtype",

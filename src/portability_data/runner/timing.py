@@ -75,7 +75,7 @@ class Timer:
             for _ in range(self.warmup):
                 with self.backend.observe(self.device_events, timed=False):
                     self.backend.sync(target(*call_args))
-            return self._timed(target, call_args)
+            return self._timed(target, call_args, self._asks_for_host(kwargs))
         finally:
             self._note(target)
 
@@ -83,9 +83,43 @@ class Timer:
         """Like calling the timer, without warm-up: for calls with side effects (optimizer steps)."""
         target, call_args = self.routed(fn, args, kwargs)
         try:
-            return self._timed(target, call_args)
+            return self._timed(target, call_args, self._asks_for_host(kwargs))
         finally:
             self._note(target)
+
+    def _asks_for_host(self, kwargs: dict) -> bool:
+        """Whether the call names the host CPU as its output's device (`torch.zeros_like(x,
+        device='cpu')`): an output there is what it asked for, not a host fallback."""
+        return "device" in kwargs and self.backend.names_host(kwargs["device"])
+
+    @property
+    def differential(self) -> bool:
+        """Whether each sample is also run on the host CPU and compared (runner/device_oracle.py):
+        in eager mode on every device that is not the host (compiled mode compares with eager on
+        the same device instead)."""
+        return self.mode == "eager" and not self.backend.runs_on_host
+
+    def host_twin(self, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Callable[[], Any] | None:
+        """The same call for the host CPU to run eagerly, its inputs copied there now (before the
+        call under test can change them in place) and copied again for each run of the twin (an
+        in-place op must not feed its output to the next run); None where there is no
+        differential oracle."""
+        if not self.differential:
+            return None
+        pristine = self.backend.host_copy((args, kwargs))
+
+        def on_host() -> Any:
+            host_args, host_kwargs = self.backend.host_copy(pristine)
+            with self.backend.on_host():
+                return fn(*host_args, **host_kwargs)
+
+        return on_host
+
+    @contextlib.contextmanager
+    def building_samples(self) -> Iterator[None]:
+        """Build a census's samples as the framework's own tests do (Backend.building_samples)."""
+        with self.backend.building_samples():
+            yield
 
     def _note(self, target: Callable[..., Any]) -> None:
         """Record how the routed call ran (after it ran, or raised)."""
@@ -95,13 +129,13 @@ class Timer:
         else:
             self.executions.append("eager")
 
-    def _timed(self, target: Callable[..., Any], args: tuple) -> Any:
+    def _timed(self, target: Callable[..., Any], args: tuple, host_asked: bool = False) -> Any:
         with self.backend.observe(self.device_events, timed=True):
             start = time.perf_counter()
             result = target(*args)
             self.backend.sync(result)
             self.timings_ms.append((time.perf_counter() - start) * 1e3)
-        self.backend.check_placement(result)
+        self.backend.check_placement(result, host_asked)
         return result
 
     @contextlib.contextmanager

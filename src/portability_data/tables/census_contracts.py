@@ -12,14 +12,15 @@ from portability_data.tables.arrow_fields import described_field as _field
 from portability_data.tables.arrow_fields import table_schema as _schema
 
 # The census's support matrix: one row per function entry x dtype x setting of a census run.
-# works (every sample ran and matched its oracle); ran (every sample ran, none compared: no oracle);
+# works (every sample ran and matched its oracle); ran (every sample ran, not every one compared: no
+# oracle for some); no_sample (the generator raised on this device before any sample existed);
 # partial / fails: some / all samples raised; deviates: ran, values off the oracle beyond the
 # tolerance policy (first failing sample); unconfirmed: failed, deviated, crashed or fell back, never
 # confirmed alone (its run was closed partial before the confirmations ended): not counted either way;
 # the faults.
 SUPPORT_STATUSES = (
     "works",  # every sample ran and matched its oracle (the row's `oracle` says which)
-    "ran",  # every sample ran, and nothing could judge them (oracle none): never counted as works
+    "ran",  # every sample ran, and some sample nothing could judge: never counted as works
     "partial",
     "fails",
     "deviates",
@@ -31,6 +32,7 @@ SUPPORT_STATUSES = (
     "memory",
     "unknown",
     "host_fallback",  # it ran, with some op on the host instead of the device (XLA's counters)
+    "no_sample",  # the sample generator raised before any sample existed: nothing of the function ran
     "not_in_wheel",  # the installed wheel lacks the entry (the manifest's is another version): not measured
     "harness",  # the failure is our test code's by the current rules (failures.yaml): not measured
 )
@@ -72,18 +74,27 @@ SUPPORT_MATRIX = _schema(
             "status",
             _str,
             False,
-            "works, partial/fails (some/all samples raised), deviates, unconfirmed, host_fallback, "
-            "not_in_wheel or harness (not measured), a fault",
+            "works (every sample matched an oracle), ran (every sample ran, some with nothing to judge "
+            "it), partial/fails (some/all samples raised), deviates, reference_quirk, unconfirmed, "
+            "host_fallback, no_sample (no sample could be built on the device), not_in_wheel or "
+            "harness (not measured), a fault",
         ),
         _field("samples", _i64, True, "samples run (null: the generator raised before any ran)"),
         _field("samples_failed", _i64, True, "samples that raised or left the tolerance"),
+        _field(
+            "samples_compared",
+            _i64,
+            True,
+            "samples some oracle judged (null: not recorded, before schema 11)",
+        ),
         _field(
             "oracle",
             _str,
             True,
             "reference (the entry's own reference function: an OpInfo's ref, upstream's reference "
             "function for a ModuleInfo entry, TensorFlow's mapped reference), numpy, numpy_32bit, "
-            "scipy, eager, cpu or none",
+            "scipy, eager, cpu (the host CPU's result of the same sample), several joined by '+', "
+            "or none",
         ),
         _field("max_abs_error", _f64, True, "largest absolute deviation from the oracle"),
         _field("max_rel_error", _f64, True, "largest relative deviation from the oracle"),

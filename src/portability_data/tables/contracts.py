@@ -58,6 +58,7 @@ ADDED_SINCE: dict[int, dict[str, tuple[str, ...]]] = {
     },
     9: {"runs": ("code_modified",)},
     10: {"results": ("compiler", "runtime"), "runs": ("compiler", "runtime")},
+    11: {"results": ("samples_compared",), "support_matrix": ("samples_compared",)},
 }
 
 FRAMEWORKS = ("torch", "tensorflow", "jax")
@@ -289,10 +290,19 @@ RESULTS = _schema(
             _str,
             True,
             "what the values were compared with: reference (the entry's own reference function; for a "
-            "ModuleInfo entry upstream's, not NumPy), numpy, numpy_32bit, scipy, eager, cpu",
+            "ModuleInfo entry upstream's, not NumPy), numpy, numpy_32bit, scipy, eager, cpu (the host "
+            "CPU's result of the same sample, off the host); several joined by '+' (reference+cpu); "
+            "none: nothing judged any sample",
         ),
         _field("samples", _i64, True, "sample inputs the subtest ran (census: a subtest per entry x dtype)"),
         _field("samples_failed", _i64, True, "of those samples, how many raised or left the tolerance"),
+        _field(
+            "samples_compared",
+            _i64,
+            True,
+            "of those samples, how many some oracle judged (null before schema 11: then `oracle` other "
+            "than none says only that some sample was)",
+        ),
         _field("max_abs_error", _f64, True, "largest absolute deviation from the oracle over the samples"),
         _field("max_rel_error", _f64, True, "largest relative deviation from the oracle over the samples"),
         _field(

@@ -130,6 +130,7 @@ class ResultsTable(_Table):
     oracle: Str = pa.Field(nullable=True)
     samples: Int = pa.Field(ge=0, nullable=True)
     samples_failed: Int = pa.Field(ge=0, nullable=True)
+    samples_compared: Int = pa.Field(ge=0, nullable=True)
     max_abs_error: Float = pa.Field(ge=0, nullable=True)
     max_rel_error: Float = pa.Field(ge=0, nullable=True)
     host_fallback_ops: StrList = pa.Field(nullable=True)
@@ -350,6 +351,7 @@ class SupportMatrixTable(_Table):
     status: Str = pa.Field(isin=c.SUPPORT_STATUSES)
     samples: Int = pa.Field(ge=0, nullable=True)
     samples_failed: Int = pa.Field(ge=0, nullable=True)
+    samples_compared: Int = pa.Field(ge=0, nullable=True)
     oracle: Str = pa.Field(nullable=True)
     max_abs_error: Float = pa.Field(ge=0, nullable=True)
     max_rel_error: Float = pa.Field(ge=0, nullable=True)
@@ -373,6 +375,19 @@ class SupportMatrixTable(_Table):
     def failed_within_samples(cls, frame: pd.DataFrame) -> pd.Series:
         both = frame["samples"].notna() & frame["samples_failed"].notna()
         return ~both | (frame["samples_failed"] <= frame["samples"])
+
+    @pa.dataframe_check(error="samples_compared cannot exceed samples")
+    def compared_within_samples(cls, frame: pd.DataFrame) -> pd.Series:
+        both = frame["samples"].notna() & frame["samples_compared"].notna()
+        return ~both | (frame["samples_compared"] <= frame["samples"])
+
+    @pa.dataframe_check(error="works claims every sample compared (samples_compared == samples)")
+    def works_compared_every_sample(cls, frame: pd.DataFrame) -> pd.Series:
+        # an order-dependent pair's measures are its failing run's; its verdict is the run alone's
+        both = frame["samples"].notna() & frame["samples_compared"].notna()
+        alone = frame["confirmation"] == "order_dependent"
+        claims = (frame["status"] == "works") & both & ~alone
+        return ~claims | (frame["samples_compared"] == frame["samples"])
 
 
 class CrossframeworkTable(_Table):

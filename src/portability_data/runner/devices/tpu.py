@@ -10,9 +10,15 @@ from portability_data.runner.backends import JaxBackend, TensorFlowBackend
 from portability_data.runner.devices import DevicePath
 from portability_data.runner.devices.xla import TorchXla
 
+TPU_SETUP = (
+    "the tpu device needs torch_xla's TPU build on a TPU VM (pip install torch_xla[tpu] matching the "
+    "VM's torch), then PJRT_DEVICE=TPU portability run --framework torch --device tpu"
+)
+
 
 class TorchTpu(TorchXla):
     on_tpu = True
+    setup = TPU_SETUP
 
     def sync(self, result: Any) -> None:
         import torch_xla.core.xla_model as xm

@@ -31,6 +31,7 @@ class TorchXla(TorchBackend):
     compiler = "openxla"  # torch.compile's backend on XLA: dynamo's graphs lowered by torch_xla
     counts_device_events = True
     on_tpu = False
+    setup = XLA_SETUP  # what to do where torch_xla is missing
 
     def find_device(self) -> None:
         try:
@@ -38,7 +39,7 @@ class TorchXla(TorchBackend):
             import torch_xla.debug.metrics as metrics
         except ImportError as exc:
             raise DeviceUnavailableError(
-                f"device {self.device} requested but torch_xla is missing ({exc}): {XLA_SETUP}"
+                f"device {self.device} requested but torch_xla is missing ({exc}): {self.setup}"
             ) from None
         self.torch_xla, self.metrics = torch_xla, metrics
         hardware = self.xla_hardware()
