@@ -23,6 +23,7 @@ from portability_data.pipeline.scan_knowledge import (
     SCAN_STATUSES,
     Knowledge,
     Setting,
+    path_status,
 )
 
 # Folders never scanned: version control, virtual environments, caches, build outputs.
@@ -186,12 +187,7 @@ def findings(result: ScanResult, knowledge: Knowledge, targets: Sequence[str]) -
         per_path: dict[str, list[Setting]] = {}
         for setting in knowledge.settings(function):
             per_path.setdefault(setting.path, []).append(setting)
-        statuses = {}
-        for target in targets:
-            on_path = per_path.get(target)
-            statuses[target] = (
-                min((s.status for s in on_path), key=RANK.__getitem__) if on_path else "not_in_dataset"
-            )
+        statuses = {target: path_status(per_path.get(target, ())) for target in targets}
         out.append(FunctionFinding(function, sites[0].framework, sites, per_path, statuses))
     return sorted(out, key=lambda f: (RANK[f.worst], f.function))
 

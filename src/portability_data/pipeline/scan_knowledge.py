@@ -136,6 +136,17 @@ class Setting:
         return min(self.cells, key=lambda c: (RANK[c.status], c.dtype or ""))
 
 
+def path_status(settings: Iterable[Setting]) -> str:
+    """A function's status on a device path: the worst of its settings there that reached a verdict
+    (one GPU model's unknown outcome does not hide another's failure or success); unknown where none
+    did, not_in_dataset where it has no setting there."""
+    statuses = [s.status for s in settings]
+    if not statuses:
+        return "not_in_dataset"
+    judged = [s for s in statuses if s != "unknown"] or statuses
+    return min(judged, key=RANK.__getitem__)
+
+
 @dataclass
 class Knowledge:
     """Every cell of the dataset, by function; `settings` groups one function's cells."""
