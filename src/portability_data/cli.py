@@ -528,6 +528,14 @@ COMMANDS: tuple[Command, ...] = (
         ),
         arg("--out", type=Path, help="write the output to this file instead of standard output"),
     ),
+    command(
+        "explorer",
+        commands.cmd_explorer,
+        "Write the offline explorer: a static page and its data (search a function, its setting x dtype "
+        "matrix by status, a cell's evidence), built from the tables.",
+        path_arg("--data", "data", "the dataset folder to read (default: %(default)s)"),
+        path_arg("--out", "reports/explorer", "folder for index.html and data.js (default: %(default)s)"),
+    ),
     command("dataset", None, "Build or publish the dataset folder."),
     command(
         "dataset build",

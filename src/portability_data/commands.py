@@ -495,6 +495,13 @@ def cmd_scan(args: argparse.Namespace) -> None:
         raise SystemExit(code)
 
 
+def cmd_explorer(args: argparse.Namespace) -> None:
+    from portability_data.report.explorer import write_explorer
+
+    page, data = write_explorer(args.data, args.out)
+    print(f"the explorer: {page} ({len(data['functions'])} functions, {len(data['cells'])} cells; offline)")
+
+
 def cmd_dataset_build(args: argparse.Namespace) -> None:
     from portability_data.dataset.build import build_dataset
 
