@@ -50,7 +50,9 @@ SARIF_LEVEL = {
 
 
 def _ratio(value: float | None) -> str:
-    return "" if value is None else f", {value:.2g}x the CPU's latency"
+    if value is None:
+        return ""
+    return f", {value:.2f}x the CPU's latency" if value < 10 else f", {value:,.0f}x the CPU's latency"
 
 
 def setting_line(setting: Setting, evidence: bool) -> list[str]:
@@ -68,7 +70,7 @@ def setting_line(setting: Setting, evidence: bool) -> list[str]:
             parts.append(f"{word}: {', '.join(dtypes)}")
     lines = ["; ".join(parts) + _ratio(setting.ratio)]
     cell = setting.evidence()
-    if evidence and cell is not None and cell.status in (*PROBLEM_STATUSES, "unknown"):
+    if evidence and cell is not None and cell.status in PROBLEM_STATUSES:
         where = " ".join(x for x in (cell.entry, cell.dtype) if x)
         run = f"run {cell.run_id}" if cell.run_id else f"source {cell.source}"
         error = (cell.error or cell.raw_status).splitlines()[0]
