@@ -26,6 +26,7 @@ STAGE_ENTRY = {
     "aggregate": "pipeline.aggregate",
     "reproduce": "pipeline.reproduction",
     "report": "report.build",
+    "explorer": "report.explorer",
     "dataset": "dataset.build",
 }
 

@@ -21,6 +21,11 @@ from portability_data.runner.spec import RUN_SOURCES
 from portability_data.tables.contracts import FRAMEWORKS, MODES, SUITES
 
 
+def _comma_list(text: str) -> list[str]:
+    """A comma-separated option value as a list (empty items dropped)."""
+    return [item.strip() for item in text.split(",") if item.strip()]
+
+
 def device_help() -> str:
     """The registered device paths, one clause each (runner/devices/), for `--device`'s help."""
     listed = "; ".join(f"{name}: {path.summary}" for name, path in devices.registry().items())
@@ -486,6 +491,50 @@ COMMANDS: tuple[Command, ...] = (
             "reports/metrics.json",
             "JSON file of the headline numbers, for `dvc metrics diff` (default: %(default)s)",
         ),
+    ),
+    command(
+        "scan",
+        commands.cmd_scan,
+        "Find the framework calls in your Python files and print what the dataset knows of each "
+        "function on every device path (offline, from the committed tables).",
+        arg("paths", nargs="+", type=Path, metavar="PATH", help="Python files or folders to scan"),
+        arg(
+            "--target",
+            type=_comma_list,
+            help="device paths to report, comma-separated, e.g. xla,gpu (default: every path the "
+            "dataset has rows for; `portability devices` lists the paths)",
+        ),
+        arg("--framework", type=_comma_list, help="only these frameworks' calls, comma-separated"),
+        arg(
+            "--format",
+            dest="output",
+            choices=("table", "json", "sarif"),
+            default="table",
+            help="table (a person), json (a script), sarif (SARIF 2.1.0: GitHub code scanning, editors) "
+            "(default: %(default)s)",
+        ),
+        arg(
+            "--fail-on",
+            type=_comma_list,
+            help="exit 1 when a called function has one of these statuses on a target path, e.g. "
+            "fails,partial,host_fallback (CI use)",
+        ),
+        flag("--evidence", "table: show each problem's evidence (run id, entry and dtype, error line)"),
+        arg(
+            "--data",
+            type=Path,
+            help="the dataset folder to read (a checkout's data/ or a downloaded dataset folder; "
+            "default: the data/ of the checkout this package was installed from)",
+        ),
+        arg("--out", type=Path, help="write the output to this file instead of standard output"),
+    ),
+    command(
+        "explorer",
+        commands.cmd_explorer,
+        "Write the offline explorer: a static page and its data (search a function, its setting x dtype "
+        "matrix by status, a cell's evidence), built from the tables.",
+        path_arg("--data", "data", "the dataset folder to read (default: %(default)s)"),
+        path_arg("--out", "reports/explorer", "folder for index.html and data.js (default: %(default)s)"),
     ),
     command("dataset", None, "Build or publish the dataset folder."),
     command(

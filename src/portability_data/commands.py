@@ -463,6 +463,45 @@ def cmd_report(args: argparse.Namespace) -> None:
     print(f"the report: {out / 'report.md'} (and {out / 'report.html'}, offline)")
 
 
+def cmd_scan(args: argparse.Namespace) -> None:
+    """The scan's output on standard output (or --out); exits 1 on a --fail-on status, 2 on bad input."""
+    from portability_data import __version__
+    from portability_data.dataset.loader import CHECKOUT, dataset_folder
+    from portability_data.pipeline.scan import ScanInputError
+    from portability_data.pipeline.scan_output import run_scan
+    from portability_data.tables.atomic import atomic_write_bytes
+
+    try:
+        data_dir = dataset_folder(args.data if args.data is not None else CHECKOUT)
+        text, code = run_scan(
+            args.paths,
+            data_dir,
+            targets=args.target,
+            frameworks=args.framework,
+            output=args.output,
+            fail_on=args.fail_on,
+            evidence=args.evidence,
+            tool_version=__version__,
+        )
+    except (ScanInputError, FileNotFoundError) as exc:  # bad input: 2, apart from --fail-on's 1
+        print(f"error: {exc}", file=sys.stderr)
+        raise SystemExit(2) from None
+    if args.out is not None:
+        atomic_write_bytes(args.out, (text + "\n").encode("utf-8"))
+        print(f"-> {args.out}", file=sys.stderr)
+    else:
+        print(text)
+    if code:
+        raise SystemExit(code)
+
+
+def cmd_explorer(args: argparse.Namespace) -> None:
+    from portability_data.report.explorer import write_explorer
+
+    page, data = write_explorer(args.data, args.out)
+    print(f"the explorer: {page} ({len(data['functions'])} functions, {len(data['cells'])} cells; offline)")
+
+
 def cmd_dataset_build(args: argparse.Namespace) -> None:
     from portability_data.dataset.build import build_dataset
 

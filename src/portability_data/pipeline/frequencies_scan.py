@@ -139,7 +139,13 @@ def _paren_at(root, pos: int):
 
 
 def scan_calls(
-    source: bytes, tree, api: ApiIndex, captures: dict, *, bare: bool = True
+    source: bytes,
+    tree,
+    api: ApiIndex,
+    captures: dict,
+    *,
+    bare: bool = True,
+    sites: list[tuple[str, tuple[int, int]]] | None = None,
 ) -> tuple[Counter[str], Counter[str]]:
     """Bare-name counts (the study's rule; error-free trees only) and resolved calls, in one pass.
 
@@ -150,6 +156,9 @@ def scan_calls(
     comment), the name is the identifier leaf just before it, it is not inside an f-string and not
     after ``def`` (bare rule), and the chain is the function of a call (resolved calls, confirmed only
     for chains that name an API function).
+
+    ``sites``, when given, receives (qualified name, (row, byte column)) of every resolved call's
+    function expression: `portability scan` (pipeline/scan.py) reports the calls this counter counts.
     """
     bare_bytes: Counter[bytes] = Counter()
     calls_out: Counter[str] = Counter()
@@ -211,6 +220,8 @@ def scan_calls(
             function = call.child_by_field_name("function")
             if function is not None and function.start_byte == chain_start and function.end_byte == end:
                 calls_out[qualified] += 1
+                if sites is not None:
+                    sites.append((qualified, function.start_point))
     return Counter({word.decode(): n for word, n in bare_bytes.items()}), calls_out
 
 
