@@ -215,3 +215,25 @@ def test_a_fullgraph_failure_on_fake_tensors_is_retried_with_graph_breaks() -> N
         torch.testing.assert_close(tau, expected[1])
     assert timed.executions[0] == "compiled"
     assert timed.executions[-1] in ("graph_breaks", "eager_fallback")
+
+
+def test_jax_and_tensorflow_twins_run_the_same_call_on_the_host() -> None:
+    """Every framework's backend gives the judge a host copy and a host context (the GPU run's JAX,
+    and TensorFlow on any accelerator, get the differential oracle through them)."""
+    import jax
+    import jax.numpy as jnp
+    import numpy as np
+    import tensorflow as tf
+
+    from portability_data.runner.backends import JaxBackend, TensorFlowBackend
+
+    jax_backend = JaxBackend("cpu")
+    (array,), _ = jax_backend.host_copy(((jnp.arange(3.0),), {}))
+    assert array.devices() == {jax.devices("cpu")[0]}
+    with jax_backend.on_host():
+        np.testing.assert_allclose(np.asarray(jnp.sin(array)), np.sin(np.arange(3.0)), rtol=1e-6)
+    tf_backend = TensorFlowBackend("cpu")
+    (tensor,), _ = tf_backend.host_copy(((tf.constant([1.0, 2.0]),), {}))
+    assert tensor.device.endswith("device:CPU:0")
+    with tf_backend.on_host():
+        assert tf.add(tensor, 1.0).numpy().tolist() == [2.0, 3.0]

@@ -30,8 +30,9 @@ import jax.numpy as jnp
 import numpy as np
 
 from portability_data.runner.census_rows import CensusModule
+from portability_data.runner.device_oracle import DeviceJudgement
 from portability_data.runner.generator import Sample, sample
-from portability_data.runner.oracle import NO_ORACLE, Judgement
+from portability_data.runner.oracle import NO_ORACLE
 from portability_data.runner.promotion import DtypeLedger
 
 CENSUS = CensusModule(__file__)
@@ -54,17 +55,18 @@ def test_entry(census_pair: tuple[str, str], device: Any, timed: Any, record_pro
     narrowed: list[bool] = []
     ledger = DtypeLedger()
 
-    def run_one(given: Sample) -> tuple[Any, Any]:
+    def run_one(given: Sample) -> tuple[Any, Any, Any]:
         on_device = [jax.device_put(array, device) for array in given.args]
+        twin = judgement.twin(function, *on_device)
         # x64 off: jax runs a 64-bit input as 32-bit; NumPy gets what jax ran on, so the
         # documented narrowing is recorded (oracle numpy_32bit), not failed
         host = [a.astype(d.dtype) for a, d in zip(given.args, on_device, strict=True)]
         narrowed.append(any(a.dtype != h.dtype for a, h in zip(given.args, host, strict=True)))
         actual, expected = _host(timed(function, *on_device)), _expected(reference, host)
         ledger.note(actual, expected)
-        return actual, expected
+        return actual, expected, twin
 
-    judgement = Judgement(CENSUS.tolerances)
+    judgement = DeviceJudgement(CENSUS.tolerances, timed)
     judgement.run(
         [sample(name, dtype_name, kind, entry["arity"]) for kind in kinds],
         run_one,

@@ -42,8 +42,9 @@ import numpy as np
 import tensorflow as tf
 
 from portability_data.runner.census_rows import CensusModule
+from portability_data.runner.device_oracle import DeviceJudgement
 from portability_data.runner.generator import Sample, sample
-from portability_data.runner.oracle import NO_ORACLE, Judgement
+from portability_data.runner.oracle import NO_ORACLE
 
 CENSUS = CensusModule(__file__)
 pytest_generate_tests = CENSUS.generate_tests
@@ -954,20 +955,26 @@ def test_entry(census_pair: tuple[str, str], device: Any, timed: Any, record_pro
     adapter = ADAPTERS[entry["adapter"]]
     function, expected_of = resolve(entry["function"]), reference_call(entry)
 
-    def run_one(given: Sample) -> tuple[Any, Any]:
+    def run_one(given: Sample) -> tuple[Any, Any, Any]:
         host = adapter.prepare(given.args)
         with tf.device(device):
             on_device = [tf.constant(array) for array in host]
+        twin = judgement.twin(lambda *arrays: adapter.call(_untimed, function, [*arrays], entry), *on_device)
         actual = adapter.call(timed, function, on_device, entry)
-        return actual, _expected(expected_of, given.args)
+        return actual, _expected(expected_of, given.args), twin
 
-    judgement = Judgement(CENSUS.tolerances)
+    judgement = DeviceJudgement(CENSUS.tolerances, timed)
     judgement.run(
         [sample(name, dtype_name, kind, adapter.arity) for kind in kinds],
         run_one,
         label=lambda given: f"input {given.describe()}",
     )
     judgement.record(record_property, oracle_name(entry["reference"]))
+
+
+def _untimed(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+    """The adapter's call without the timer: the host CPU's twin of the same call."""
+    return fn(*args, **kwargs)
 
 
 def _expected(expected_of: Callable[..., Any], arrays: Arrays) -> Any:

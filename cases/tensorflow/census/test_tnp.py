@@ -36,8 +36,9 @@ import tensorflow as tf
 import tensorflow.experimental.numpy as tnp
 
 from portability_data.runner.census_rows import CensusModule
+from portability_data.runner.device_oracle import DeviceJudgement
 from portability_data.runner.generator import Sample, sample
-from portability_data.runner.oracle import NO_ORACLE, Judgement, dtype_of, leaves
+from portability_data.runner.oracle import NO_ORACLE, dtype_of, leaves
 from portability_data.runner.promotion import DtypeLedger
 
 CENSUS = CensusModule(__file__)
@@ -65,16 +66,17 @@ def test_entry(census_pair: tuple[str, str], device: Any, timed: Any, record_pro
     narrowed: list[bool] = []
     ledger = DtypeLedger()
 
-    def run_one(given: Sample) -> tuple[Any, Any]:
+    def run_one(given: Sample) -> tuple[Any, Any, Any]:
         with tf.device(device):
             on_device = [tf.constant(array) for array in given.args]
+        twin = judgement.twin(function, *on_device)
         actual = timed(function, *on_device)
         expected = _expected(reference, given.args)
         narrowed.append(_narrower(actual, expected))
         ledger.note(actual, expected)
-        return actual, expected
+        return actual, expected, twin
 
-    judgement = Judgement(CENSUS.tolerances)
+    judgement = DeviceJudgement(CENSUS.tolerances, timed)
     judgement.run(
         [sample(name, dtype_name, kind, entry["arity"]) for kind in kinds],
         run_one,

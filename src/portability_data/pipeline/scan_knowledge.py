@@ -50,6 +50,7 @@ CENSUS_STATUS = {
     "deviates": "deviates",
     "host_fallback": "host_fallback",
     "unconfirmed": "unknown",
+    "no_sample": "unknown",  # the generator raised on the device: nothing of the function ran
     "unknown": "unknown",
     "not_in_wheel": "unknown",
     "harness": "unknown",

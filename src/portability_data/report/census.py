@@ -41,6 +41,7 @@ KINDS = (
     "reference_quirk",
     "unconfirmed",
     "host_fallback",
+    "no_sample",
     "not_in_wheel",
     "harness",
 )
@@ -364,9 +365,12 @@ def census_section(data_dir: Path) -> tuple[Section, dict[str, Any]] | None:
         "dtype: which functions work, fail or deviate from their oracle per setting, what leaves them "
         "moving off the CPU, and where frameworks disagree on one NumPy name. The oracle is the "
         "entry's own reference function (upstream's reference for a ModuleInfo entry, not NumPy), NumPy "
-        "for the NumPy namesakes, eager for the compiled mode. `works`: every sample ran and matched its "
-        "oracle; `ran`: every sample ran and nothing could judge them (oracle `none`), never counted as "
-        "works. How it is counted: "
+        "for the NumPy namesakes, eager for the compiled mode, and off the host CPU also the CPU's result "
+        "of the same sample (`reference+cpu`: the differential oracle). `works`: every sample ran and "
+        "matched an oracle (rows since schema 11 count them: `samples_compared` equals `samples`); "
+        "`ran`: every sample ran and some sample had nothing to judge it, never counted as works; "
+        "`no_sample`: the sample generator raised on the device before any sample existed (nothing of "
+        "the function ran). How it is counted: "
         "[docs/METHOD.md, The census](../docs/METHOD.md#the-census)."
     )
     section = Section(

@@ -15,7 +15,8 @@ TOP_LOST = 25  # functions lost moving off the CPU, most pairs first
 
 # A census pair on the CPU and on another device (same framework, entry, dtype and mode): what moving
 # the function off the CPU did to it. Statuses that say nothing either way are not compared.
-NOT_COMPARED = ("unconfirmed", "reference_quirk", *NOT_MEASURED)  # a quirk is the reference's, on both
+# a quirk is the reference's, on both; no_sample: the generator, not the function, failed on the device
+NOT_COMPARED = ("unconfirmed", "reference_quirk", "no_sample", *NOT_MEASURED)
 PAIR = ["framework", "origin", "entry", "dtype", "mode"]
 MOVES = ("works_both", "lost", "falls_back", "gained", "fails_both")
 
@@ -24,7 +25,8 @@ def move_of(on_cpu: str, on_device: str) -> str:
     """works_both (works, or ran with nothing to judge it, on both: the move kept it running); lost
     (works or ran on the CPU, fails, deviates or faults on the device); falls_back (ran on the device
     with an op on the host); gained (fails on the CPU, works or ran on the device); fails_both;
-    not_compared (unconfirmed, not in the wheel or the harness's failure on either side)."""
+    not_compared (unconfirmed, no sample built, not in the wheel or the harness's failure on either
+    side)."""
     if on_cpu in NOT_COMPARED or on_device in NOT_COMPARED:
         return "not_compared"
     if on_device == "host_fallback":
