@@ -83,7 +83,9 @@ def function_status(matrix: pd.DataFrame) -> pd.DataFrame:
 
 
 def status_summary(matrix: pd.DataFrame) -> pd.DataFrame:
-    """Per setting: entries, functions, pairs per status, findings."""
+    """Per setting: entries, functions, pairs per status, findings, and how many pairs the device
+    judge measured (`pairs_device_judge`: samples_compared recorded, issue 48; the others stand on
+    an earlier harness until their chunk is re-measured)."""
     records = []
     functions = function_status(matrix)
     for setting, group in matrix.groupby(SETTING, sort=True):
@@ -97,6 +99,9 @@ def status_summary(matrix: pd.DataFrame) -> pd.DataFrame:
                 "functions_failing_claimed": int(mine["fails"].sum()),
                 "functions_failing_any": int((mine["failing_pairs"] > 0).sum()),
                 "pairs": len(group),
+                "pairs_device_judge": int(group["samples_compared"].notna().sum())
+                if "samples_compared" in group
+                else 0,
                 **{status: int(counts.get(status, 0)) for status in KINDS},
                 "faults": int(counts.drop(list(KINDS), errors="ignore").sum()),
                 "declared_supported_fails": int((group["finding"] == "declared_supported_fails").sum()),
@@ -370,7 +375,9 @@ def census_section(data_dir: Path) -> tuple[Section, dict[str, Any]] | None:
         "matched an oracle (rows since schema 11 count them: `samples_compared` equals `samples`); "
         "`ran`: every sample ran and some sample had nothing to judge it, never counted as works; "
         "`no_sample`: the sample generator raised on the device before any sample existed (nothing of "
-        "the function ran). How it is counted: "
+        "the function ran). Per setting, `pairs_device_judge` counts the pairs measured by that judge "
+        "(schema 11); the rest stand on an earlier harness until their chunk is re-measured. How it is "
+        "counted: "
         "[docs/METHOD.md, The census](../docs/METHOD.md#the-census)."
     )
     section = Section(
