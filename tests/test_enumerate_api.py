@@ -160,3 +160,19 @@ def test_real_jax(tmp_path: Path) -> None:
     assert not any("._src" in name or "._" in name for name in rows)
     assert frame["qualified_name"].is_unique
     assert len(frame[frame["kind"] != "method"]) > 1000
+    assert (frame["canonical_name"] == frame["qualified_name"]).sum() > 1000  # most names are their own
+    others = frame["canonical_name"] != frame["qualified_name"]
+    assert set(frame.loc[others, "alias"]) <= {"same_object", "documented"}
+
+
+def test_synthetic_aliases(fake_spec: en.FrameworkSpec) -> None:
+    """One object under two names (fakefw.add is fakefw.core.add): one canonical name, the shortest."""
+    frame, _ = en.enumerate_api_with_stats("torch", spec=fake_spec)
+    rows = frame.set_index("qualified_name")
+    assert rows.loc["fakefw.core.add", "canonical_name"] == "fakefw.add"
+    assert rows.loc["fakefw.core.add", "alias"] == "same_object"
+    assert rows.loc["fakefw.add", "canonical_name"] == "fakefw.add"
+    assert pd.isna(rows.loc["fakefw.add", "alias"])
+    assert rows.loc["fakefw.core.Tensor", "canonical_name"] == "fakefw.Tensor"
+    methods = frame[frame["kind"] == "method"]
+    assert (methods["canonical_name"] == methods["qualified_name"]).all() and methods["alias"].isna().all()

@@ -112,6 +112,9 @@ def test_statuses_are_the_tables(scanned) -> None:
     found = findings(scanned, knowledge, knowledge.paths)
     matrix = pd.read_parquet(DATA / "census" / "support_matrix.parquet")
     outcomes = pd.read_parquet(DATA / "outcomes" / "outcomes.parquet")
+    # the findings are per canonical function (issue 60): the tables' names read as their functions
+    matrix = matrix.assign(function=matrix["function"].map(knowledge.canonical_name))
+    outcomes = outcomes.assign(function=outcomes["function"].map(knowledge.canonical_name))
     known = set(matrix["function"]) | set(outcomes["function"])
     by_name = {f.function: f for f in found}
     failing = matrix[matrix["status"].isin(["fails", "partial", "crashed", "error", "timeout", "memory"])]
@@ -144,6 +147,23 @@ def test_statuses_are_the_tables(scanned) -> None:
         f.function in known and "xla" not in f.settings for f in found
     )
     assert set(CENSUS_STATUS) >= set(matrix["status"])  # every status of the table is read
+
+
+def test_aliases_are_one_function_with_its_cells(tmp_path: Path, api: ApiIndex) -> None:
+    """tf.exp and tf.math.exp are one object: one finding under the canonical name, the names written
+    beside it, the cells measured under either name (issue 60)."""
+    frame = read_file("api", DATA / "api" / "api.parquet").to_pandas().set_index("qualified_name")
+    canonical = frame.loc["tensorflow.exp", "canonical_name"]
+    assert canonical == frame.loc["tensorflow.math.exp", "canonical_name"]
+    (tmp_path / "model.py").write_text("import tensorflow as tf\n\ny = tf.exp(1.0)\nz = tf.math.exp(2.0)\n")
+    knowledge = load_knowledge(DATA)
+    found = findings(scan_paths([tmp_path], api), knowledge, knowledge.paths)
+    assert [f.function for f in found] == [canonical]
+    assert found[0].names == ("tensorflow.exp", "tensorflow.math.exp") and len(found[0].sites) == 2
+    assert knowledge.settings("tensorflow.exp") == knowledge.settings(canonical)
+    matrix = pd.read_parquet(DATA / "census" / "support_matrix.parquet")
+    measured = set(matrix["function"]) & {"tensorflow.exp", "tensorflow.math.exp"}
+    assert bool(knowledge.settings("tensorflow.exp")) == bool(measured)
 
 
 def test_sarif_is_valid_2_1_0_with_a_result_per_call_site(scanned) -> None:

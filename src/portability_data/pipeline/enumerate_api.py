@@ -40,9 +40,20 @@ from pathlib import Path
 
 import pandas as pd
 
+from portability_data.pipeline.api_aliases import canonical_names, tf_declared
+
 log = logging.getLogger(__name__)
 
-API_COLUMNS = ["framework", "framework_version", "qualified_name", "module", "name", "kind"]
+API_COLUMNS = [
+    "framework",
+    "framework_version",
+    "qualified_name",
+    "module",
+    "name",
+    "kind",
+    "canonical_name",
+    "alias",
+]
 
 # Submodule names never imported: scripts and test trees.
 SKIP_SUBMODULES = frozenset({"__main__", "tests", "test_util", "conftest", "setup"})
@@ -247,6 +258,7 @@ def _enumerate(
     stats.version = str(getattr(module, "__version__", "unknown"))
 
     rows: dict[str, tuple[str, str, str]] = {}  # qualified_name -> (module path, name, kind)
+    objects: dict[str, object] = {}  # qualified_name -> the object (not methods): the aliases
     classes: dict[int, tuple[str, type]] = {}  # id -> (canonical path, class)
     seen_modules: set[int] = {id(module)}
     queue: deque[tuple[types.ModuleType, str]] = deque([(module, spec.public_root)])
@@ -271,6 +283,7 @@ def _enumerate(
                 continue
             qualified = f"{path}.{name}"
             rows[qualified] = (path, name, kind)
+            objects[qualified] = obj
             if kind == "class":
                 known = classes.get(id(obj))
                 if known is None or (qualified.count("."), qualified) < (known[0].count("."), known[0]):
@@ -282,13 +295,17 @@ def _enumerate(
             if _method_kind(raw):
                 rows.setdefault(f"{class_path}.{name}", (class_path, name, "method"))
 
+    declared = tf_declared if spec.import_name == "tensorflow" else None
+    canonical = canonical_names(objects, declared=declared)  # methods: their own (not in objects)
+    own: tuple[str | None, str | None] = (None, None)
     frame = pd.DataFrame(
         [
-            (framework, stats.version, qualified, mod, name, kind)
+            (framework, stats.version, qualified, mod, name, kind, *canonical.get(qualified, own))
             for qualified, (mod, name, kind) in sorted(rows.items())
         ],
         columns=API_COLUMNS,
     )
+    frame["canonical_name"] = frame["canonical_name"].fillna(frame["qualified_name"])
     stats.kinds = Counter(frame["kind"])
     stats.seconds = time.perf_counter() - started
     log.info("enumerated %s", stats.summary())

@@ -51,7 +51,16 @@ from portability_data.pipeline.frequencies_index import ApiIndex
 log = logging.getLogger(__name__)
 
 ENGINES = ("local", "dask")  # params.yaml frequencies.engine: this process pool, or a Dask cluster
-FREQUENCY_COLUMNS = ["framework", "corpus", "qualified_name", "calls", "bare_calls", "files", "resolution"]
+FREQUENCY_COLUMNS = [
+    "framework",
+    "corpus",
+    "qualified_name",
+    "calls",
+    "bare_calls",
+    "files",
+    "resolution",
+    "canonical_name",
+]
 
 
 def count_frequencies(
@@ -75,7 +84,9 @@ def count_frequencies(
     it for that framework. ``bare_calls`` of a qualified name is the study's count of its bare name in
     that framework's files (every path of one name shows the same figure); ``calls`` and ``files`` are
     the resolved calls and the files that make them; ``resolution`` is ``resolved`` where calls > 0,
-    else ``bare_only``.
+    else ``bare_only``; ``canonical_name`` is the function the name refers to (the api table's, None
+    where the api table predates the column): the counts stay per name written, and readers that
+    join on the function sum them per canonical name (api_aliases.py).
     """
     if syntax_errors not in ("count", "skip"):
         raise ValueError(f"syntax_errors must be count or skip, not {syntax_errors!r}")
@@ -105,10 +116,17 @@ def count_frequencies(
             bare_names = set(sub.loc[sub["kind"].isin(list(kinds)), "name"].to_numpy(dtype=object).tolist())
         else:
             bare_names = set(sub["name"].to_numpy(dtype=object).tolist())
-        pairs = zip(
-            sub["qualified_name"].to_numpy(dtype=object).tolist(), sub["name"].to_numpy(dtype=object).tolist()
+        canonical = (
+            sub["canonical_name"].to_numpy(dtype=object).tolist()
+            if "canonical_name" in sub
+            else [None] * len(sub)
         )
-        for qualified, name in pairs:
+        pairs = zip(
+            sub["qualified_name"].to_numpy(dtype=object).tolist(),
+            sub["name"].to_numpy(dtype=object).tolist(),
+            canonical,
+        )
+        for qualified, name, canonical_name in pairs:
             b = bare[fw].get(name, 0) if name in bare_names else 0
             c = calls[fw].get(qualified, 0)
             if b or c:
@@ -121,6 +139,7 @@ def count_frequencies(
                         b,
                         files[fw].get(qualified, 0),
                         "resolved" if c else "bare_only",
+                        None if pd.isna(canonical_name) else str(canonical_name),
                     )
                 )
     frame = pd.DataFrame(rows, columns=FREQUENCY_COLUMNS)

@@ -148,13 +148,15 @@ def scan_paths(paths: Sequence[Path], api: ApiIndex, frameworks: Iterable[str] |
 
 @dataclass
 class FunctionFinding:
-    """One called function: its call sites, its settings per path and its status per target path."""
+    """One called function: its call sites, its settings per path and its status per target path.
+    `function` is the canonical name; `names` the names the code wrote for it (issue 60)."""
 
     function: str
     framework: str
     sites: list[CallSite]
     settings: dict[str, list[Setting]]  # path -> the function's settings on it
     statuses: dict[str, str]  # target path -> worst status there (not_in_dataset: no row)
+    names: tuple[str, ...] = ()
 
     @property
     def worst(self) -> str:
@@ -178,17 +180,19 @@ def check_targets(
 
 
 def findings(result: ScanResult, knowledge: Knowledge, targets: Sequence[str]) -> list[FunctionFinding]:
-    """The called functions, worst first: each with its status on each target path."""
+    """The called functions, worst first: each with its status on each target path. Calls of
+    aliases are one function's (its canonical name: `tf.exp` and `tf.math.exp` are one)."""
     by_function: dict[str, list[CallSite]] = {}
     for site in result.sites:
-        by_function.setdefault(site.function, []).append(site)
+        by_function.setdefault(knowledge.canonical_name(site.function), []).append(site)
     out = []
     for function, sites in by_function.items():
+        names = tuple(sorted({s.function for s in sites}))
         per_path: dict[str, list[Setting]] = {}
         for setting in knowledge.settings(function):
             per_path.setdefault(setting.path, []).append(setting)
         statuses = {target: path_status(per_path.get(target, ())) for target in targets}
-        out.append(FunctionFinding(function, sites[0].framework, sites, per_path, statuses))
+        out.append(FunctionFinding(function, sites[0].framework, sites, per_path, statuses, names))
     return sorted(out, key=lambda f: (RANK[f.worst], f.function))
 
 

@@ -152,12 +152,17 @@ def path_status(settings: Iterable[Setting]) -> str:
 class Knowledge:
     """Every cell of the dataset, by function; `settings` groups one function's cells."""
 
-    cells: dict[str, list[Cell]]
+    cells: dict[str, list[Cell]]  # by canonical function (api.canonical_name)
     paths: tuple[str, ...]  # the device paths the tables hold rows for
+    canonical: dict[str, str] = field(default_factory=dict)  # name -> canonical name (aliases only)
+
+    def canonical_name(self, name: str) -> str:
+        """The function a name refers to (issue 60): `tf.exp`'s cells are `tf.math.exp`'s."""
+        return self.canonical.get(name, name)
 
     def settings(self, function: str) -> list[Setting]:
         grouped: dict[tuple[str, ...], Setting] = {}
-        for cell in self.cells.get(function, ()):
+        for cell in self.cells.get(self.canonical_name(function), ()):
             key = (cell.source, cell.path, cell.device_model, cell.mode, cell.framework_version)
             grouped.setdefault(key, Setting(*key)).cells.append(cell)
         return sorted(grouped.values(), key=lambda s: (s.path, s.mode, s.source, s.device_model))
@@ -242,6 +247,9 @@ TABLE_PATHS = {
 }
 
 
+API_PATH = Path("api/api.parquet")
+
+
 def read_tables(data_dir: Path) -> dict[str, pd.DataFrame]:
     """The tables under `data_dir`, each checked against its contract; a missing one is named."""
     frames = {}
@@ -253,17 +261,30 @@ def read_tables(data_dir: Path) -> dict[str, pd.DataFrame]:
                 "folder downloaded from the Hub)"
             )
         frames[table] = read_file(table, path).to_pandas()
+    api = Path(data_dir) / API_PATH
+    if api.is_file():  # the aliases (issue 60); a dataset without it joins on the names written
+        frames["api"] = read_file("api", api).to_pandas()
     return frames
 
 
+def aliases(api: pd.DataFrame | None) -> dict[str, str]:
+    """name -> canonical name for the api table's aliases (names carry their framework's prefix)."""
+    if api is None or "canonical_name" not in api:
+        return {}
+    other = api[api["canonical_name"].notna() & (api["canonical_name"] != api["qualified_name"])]
+    return dict(zip(other["qualified_name"].astype(str), other["canonical_name"].astype(str)))
+
+
 def build_knowledge(frames: dict[str, pd.DataFrame]) -> Knowledge:
-    """Every cell of the support matrix and the outcomes, by function."""
+    """Every cell of the support matrix and the outcomes, by canonical function (an alias's cells
+    are its function's, where the frames hold an api table)."""
     ratios = device_ratios(frames["latencies"])
+    canonical = aliases(frames.get("api"))
     cells: dict[str, list[Cell]] = {}
     for cell in (*census_cells(frames["support_matrix"]), *outcome_cells(frames["outcomes"], ratios)):
-        cells.setdefault(cell.function, []).append(cell)
+        cells.setdefault(canonical.get(cell.function, cell.function), []).append(cell)
     paths = sorted({c.path for found in cells.values() for c in found})
-    return Knowledge(cells, tuple(paths))
+    return Knowledge(cells, tuple(paths), canonical)
 
 
 def load_knowledge(data_dir: Path) -> Knowledge:

@@ -102,7 +102,9 @@ def render_table(
             continue
         out.append("")
         calls = len(finding.sites)
-        out.append(f"{finding.function} ({finding.framework}, {calls} call{'s' if calls != 1 else ''})")
+        written = [n for n in finding.names if n != finding.function]
+        also = f", written {', '.join(written)}" if written else ""
+        out.append(f"{finding.function} ({finding.framework}, {calls} call{'s' if calls != 1 else ''}{also})")
         for target in targets:
             settings = finding.settings.get(target)
             if not settings:
@@ -167,6 +169,7 @@ def render_json(
         "functions": [
             {
                 "function": f.function,
+                "names": list(f.names or (f.function,)),
                 "framework": f.framework,
                 "status": f.statuses,
                 "settings": {

@@ -3,7 +3,9 @@ measures, what works per setting, where measurement and declaration disagree, an
 study's method (5 functions per usage decile) estimates the failure share of the whole population.
 
 Coverage counts public functions (api table kind function, method and class) with at least one
-measured pair, also weighted by their calls in the leading usage corpus. A census function fails in
+measured pair, also weighted by their calls in the leading usage corpus; a call counts when the
+census measured its function under any of its names (api.canonical_name, issue 60), the count by
+the name written beside it (pct_of_calls_by_name: the figure before issue 60). A census function fails in
 a setting when one of its pairs that the framework declares supported there fails or partly fails
 (a dtype it does not declare is a finding, not a failure, as the study counted only what a function
 claims to do). Population vs sample: per usage decile of the leading corpus (the sampling stage's
@@ -19,11 +21,13 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from portability_data.pipeline.api_aliases import canonical_map, canonical_of, with_canonical
 from portability_data.pipeline.crossframework import NOT_MEASURED
 from portability_data.pipeline.frames import plain_frame
 from portability_data.pipeline.sampling import decile_buckets
 from portability_data.report.census_moves import TOP_LOST, device_moves
 from portability_data.report.render import Section
+from portability_data.report.top_coverage import REASONS_PATH, TOP, load_reasons, status_counts, top_functions
 from portability_data.report.usage_ranking import corpus_order
 from portability_data.runner.generator import KINDS as KINDS_OF_INPUT
 from portability_data.tables.tableio import read_table
@@ -115,39 +119,59 @@ def coverage(
     matrix: pd.DataFrame, api: pd.DataFrame | None, frequencies: pd.DataFrame | None
 ) -> pd.DataFrame:
     """Per framework: public API names, split into functions, classes and methods (one total called
-    "functions" counted torch's 35,649 methods as functions), the measured ones, and the share of
-    calls they account for."""
+    "functions" counted torch's 35,649 methods as functions), the names that are another's alias,
+    the measured ones, and the share of calls they account for: by canonical function
+    (pct_of_calls) and by the name written (pct_of_calls_by_name)."""
     records = []
+    mapping = canonical_map(api)
     for framework, group in matrix.groupby("framework"):
         measured = set(group.loc[~group["status"].isin(NOT_MEASURED), "function"])
-        public, kinds = set(), pd.Series(dtype=object)
+        measured_functions = {canonical_of(mapping, framework, n) for n in measured}
+        public, kinds, functions = set(), pd.Series(dtype=object), set()
         if api is not None and len(api):
             mine = api[(api["framework"] == framework) & api["kind"].isin(API_KINDS)]
             public = set(mine["qualified_name"])
             kinds = mine.drop_duplicates("qualified_name")["kind"]
+            functions = {canonical_of(mapping, framework, n) for n in public}
         record: dict[str, Any] = {
             "framework": framework,
             "public_names": len(public),
             "public_functions": int((kinds == "function").sum()),
             "public_classes": int((kinds == "class").sum()),
             "public_methods": int((kinds == "method").sum()),
+            "aliases": len(public) - len(functions) if public else 0,
             "measured_names": len(measured),
             "pct_of_public": round(100.0 * len(measured & public) / len(public), 1) if public else None,
+            "pct_of_public_functions": (
+                round(100.0 * len(measured_functions & functions) / len(functions), 1) if functions else None
+            ),
         }
         calls = _calls(frequencies, framework)
         if calls is not None and calls.sum() > 0:
-            record["pct_of_calls"] = round(100.0 * calls[calls.index.isin(measured)].sum() / calls.sum(), 1)
+            by_function = _calls(frequencies, framework, mapping)
+            assert by_function is not None
+            measured_calls = by_function[by_function.index.isin(measured_functions)].sum()
+            record["pct_of_calls"] = round(100.0 * measured_calls / by_function.sum(), 1)
+            record["pct_of_calls_by_name"] = round(
+                100.0 * calls[calls.index.isin(measured)].sum() / calls.sum(), 1
+            )
         records.append(record)
     return pd.DataFrame.from_records(records)
 
 
-def _calls(frequencies: pd.DataFrame | None, framework: str) -> pd.Series | None:
-    """Resolved calls per function in the leading corpus (the one the sample is drawn from)."""
+def _calls(
+    frequencies: pd.DataFrame | None, framework: str, mapping: dict[tuple[str, str], str] | None = None
+) -> pd.Series | None:
+    """Resolved calls per name written in the leading corpus (the one the sample is drawn from), or,
+    given the canonical `mapping`, per canonical function (its names' calls summed)."""
     if frequencies is None or not len(frequencies):
         return None
     lead = corpus_order(sorted(set(frequencies["corpus"])))[0]
     mine = frequencies[(frequencies["framework"] == framework) & (frequencies["corpus"] == lead)]
-    return mine.groupby("qualified_name")["calls"].sum()
+    if mapping is None:
+        return mine.groupby("qualified_name")["calls"].sum()
+    mine = with_canonical(mine, mapping, column="qualified_name")
+    return mine.groupby("canonical_name")["calls"].sum()
 
 
 def population_vs_sample(
@@ -155,21 +179,24 @@ def population_vs_sample(
     frequencies: pd.DataFrame | None,
     outcomes: pd.DataFrame | None,
     samples: pd.DataFrame | None,
+    api: pd.DataFrame | None = None,
 ) -> pd.DataFrame:
     """Per setting and usage decile: census functions failing (population) beside the curated
     sample's functions failing (the study's method), in the same setting."""
     columns = [*SETTING, "bucket", "population", "population_pct_failing", "sample", "sample_pct_failing"]
     records = []
     functions = function_status(matrix)
+    mapping = canonical_map(api)
     for framework in sorted(set(matrix["framework"])):
-        calls = _calls(frequencies, framework)
+        calls = _calls(frequencies, framework, mapping)
         if calls is None:
             continue
         used = calls[calls > 0]
-        bucket_of = _deciles(used)
+        bucket_of = _deciles(used)  # per canonical function: its names' calls summed
         sample_bucket = _sample_buckets(samples, framework)
         for (fw, device, mode), group in functions[functions["framework"] == framework].groupby(SETTING):
-            group = group.assign(bucket=group["function"].map(bucket_of)).dropna(subset=["bucket"])
+            canonical = group["function"].map(lambda n, fw=fw: canonical_of(mapping, fw, n))
+            group = group.assign(bucket=canonical.map(bucket_of)).dropna(subset=["bucket"])
             ours = _sample_failing(outcomes, fw, device, mode, sample_bucket)
             for bucket in sorted(set(group["bucket"]) | set(ours), key=_bucket_key):
                 in_bucket = group[group["bucket"] == bucket]
@@ -359,7 +386,9 @@ def census_section(data_dir: Path) -> tuple[Section, dict[str, Any]] | None:
     samples = _optional(data_dir, "samples", "samples")
     summary = status_summary(matrix)
     covered = coverage(matrix, api, frequencies)
-    versus = population_vs_sample(matrix, frequencies, outcomes, samples)
+    versus = population_vs_sample(matrix, frequencies, outcomes, samples, api)
+    reasons = load_reasons(REASONS_PATH, api)
+    tops = top_functions(frequencies, api, matrix, outcomes, reasons) if frequencies is not None else {}
     fresh = sample_2026_measured(matrix, samples, outcomes)
     moved, lost = device_moves(matrix)
     dtypes_off = result_dtypes_off_numpy(matrix)
@@ -385,7 +414,21 @@ def census_section(data_dir: Path) -> tuple[Section, dict[str, Any]] | None:
         text,
         [
             ("Per setting: entries, functions, pairs by status, findings", summary),
-            ("Coverage of the public API and of its calls (leading corpus)", covered),
+            (
+                "Coverage of the public API and of its calls (leading corpus): pct_of_calls counts a call "
+                "when its function is measured under any of its names, pct_of_calls_by_name only under "
+                "the name written",
+                covered,
+            ),
+            (f"The {TOP} most called functions per framework (files): status", status_counts(tops)),
+            *[
+                (
+                    f"{framework}: the {TOP} functions called in the most files, with their result or the "
+                    "reason they have none",
+                    table,
+                )
+                for framework, table in tops.items()
+            ],
             ("Failing share per usage decile: population (census) vs the study's sample (curated)", versus),
             (
                 f"Declared vs measured: the first {TOP_FINDINGS} disagreements of each framework",
@@ -421,6 +464,17 @@ def census_section(data_dir: Path) -> tuple[Section, dict[str, Any]] | None:
         "pairs": len(matrix),
         "functions": int(matrix["function"].nunique()),
         "findings": {k: int(v) for k, v in matrix["finding"].value_counts().items()},
+        "pct_of_calls": {  # by canonical function; by_name: by the name written (before issue 60)
+            str(r["framework"]): {
+                "by_function": _number(r.get("pct_of_calls")),
+                "by_name": _number(r.get("pct_of_calls_by_name")),
+            }
+            for r in covered.to_dict("records")
+        },
+        "top_statuses": {
+            str(r["framework"]): {k: int(v) for k, v in r.items() if k != "framework"}
+            for r in status_counts(tops).to_dict("records")
+        },
         "mean_abs_gap_population_vs_sample": _mean_gap(versus),
         "moves": [  # the report's opening reads these (report.findings)
             {k: (v if isinstance(v, str) else int(v)) for k, v in record.items()}
@@ -518,3 +572,7 @@ def _mean_gap(versus: pd.DataFrame) -> float | None:
     if both.empty:
         return None
     return round(float(np.mean(np.abs(both["population_pct_failing"] - both["sample_pct_failing"]))), 1)
+
+
+def _number(value: object) -> float | None:
+    return None if value is None or pd.isna(value) else float(value)  # type: ignore[arg-type]

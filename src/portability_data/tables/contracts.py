@@ -58,7 +58,12 @@ ADDED_SINCE: dict[int, dict[str, tuple[str, ...]]] = {
     },
     9: {"runs": ("code_modified",)},
     10: {"results": ("compiler", "runtime"), "runs": ("compiler", "runtime")},
-    11: {"results": ("samples_compared",), "support_matrix": ("samples_compared",)},
+    11: {
+        "results": ("samples_compared",),
+        "support_matrix": ("samples_compared",),
+        "api": ("canonical_name", "alias"),
+        "frequencies": ("canonical_name",),
+    },
 }
 
 FRAMEWORKS = ("torch", "tensorflow", "jax")
@@ -77,6 +82,8 @@ RUNTIME_DOC = (
 )
 MODES = ("eager", "compiled")
 API_KINDS = ("function", "builtin", "class", "method")
+# api.alias: how a name is its canonical name's (pipeline/api_aliases.py); null: it is the canonical name
+API_ALIASES = ("same_object", "documented")
 # host_fallback: the subtest passed, but some op of its function under test ran on the host, not on
 # the device under test (torch_xla's executed fallback counters), or an output came back on the host.
 SUBTEST_OUTCOMES = (
@@ -186,6 +193,20 @@ API = _schema(
         _field("module", _str, False, "public module the name was found in"),
         _field("name", _str, False, "bare name (last component)"),
         _field("kind", _str, False, "function, builtin, class or method"),
+        _field(
+            "canonical_name",
+            _str,
+            True,
+            "the function this name refers to, under its canonical name (the same Python object or the "
+            "documented alias; pipeline/api_aliases.py gives the rule); the name itself where it has no "
+            "other; null in tables written before schema 11",
+        ),
+        _field(
+            "alias",
+            _str,
+            True,
+            "how the name is canonical_name's: same_object or documented; null: it is the canonical name",
+        ),
     ],
 )
 
@@ -199,6 +220,13 @@ FREQUENCIES = _schema(
         _field("bare_calls", _i64, False, "the study's count: bare identifier followed by '('"),
         _field("files", _i64, False, "corpus files with at least one resolved call"),
         _field("resolution", _str, False, "how calls were attributed: resolved, bare_only"),
+        _field(
+            "canonical_name",
+            _str,
+            True,
+            "the function qualified_name (the name the corpus wrote) refers to (api.canonical_name); null "
+            "in tables written before schema 11",
+        ),
     ],
 )
 

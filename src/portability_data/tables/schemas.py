@@ -47,10 +47,27 @@ class ApiTable(_Table):
     module: Str = pa.Field(str_matches=QUALIFIED_NAME)
     name: Str = pa.Field(str_length={"min_value": 1})
     kind: Str = pa.Field(isin=c.API_KINDS)
+    canonical_name: Str = pa.Field(str_matches=QUALIFIED_NAME, nullable=True)
+    alias: Str = pa.Field(isin=c.API_ALIASES, nullable=True)
 
     @pa.dataframe_check(error="qualified_name is duplicated within a framework")
     def unique_names(cls, frame: pd.DataFrame) -> pd.Series:
         return ~frame.duplicated(["framework", "qualified_name"], keep=False)
+
+    @pa.dataframe_check(error="canonical_name is not a qualified_name of the same framework")
+    def canonical_listed(cls, frame: pd.DataFrame) -> pd.Series:
+        if "canonical_name" not in frame:
+            return pd.Series(True, index=frame.index)
+        listed = set(zip(frame["framework"], frame["qualified_name"]))
+        pairs = zip(frame["framework"], frame["canonical_name"])
+        return pd.Series([pd.isna(c) or (f, c) in listed for f, c in pairs], index=frame.index)
+
+    @pa.dataframe_check(error="alias is set exactly where canonical_name differs from qualified_name")
+    def alias_where_other(cls, frame: pd.DataFrame) -> pd.Series:
+        if "alias" not in frame or "canonical_name" not in frame:
+            return pd.Series(True, index=frame.index)
+        other = frame["canonical_name"].notna() & (frame["canonical_name"] != frame["qualified_name"])
+        return (other == frame["alias"].notna()) | frame["canonical_name"].isna()
 
 
 class FrequenciesTable(_Table):
@@ -63,6 +80,7 @@ class FrequenciesTable(_Table):
     bare_calls: Int = pa.Field(ge=0)
     files: Int = pa.Field(ge=0)
     resolution: Str = pa.Field(str_length={"min_value": 1})
+    canonical_name: Str = pa.Field(str_matches=QUALIFIED_NAME, nullable=True)
 
 
 class SamplesTable(_Table):
