@@ -126,6 +126,7 @@ CASES = {
         def test_no_lowering(device, timed):
             x = torch.linspace(-2, 2, 12).reshape(3, 4)
             assert torch.allclose(timed(torch.fft.fft, x), torch.fft.fft(x), atol=1e-5)
+
         """,
     ("tensorflow", "openvino"): """\
         import tensorflow as tf
@@ -190,3 +191,23 @@ def test_a_case_runs_end_to_end_on_the_path(framework: str, device: str, case_re
     failed = results["test_no_lowering"]
     assert (failed["outcome"], failed["error_type"]) == (outcome, error_type), failed["error_message"]
     assert words in failed["error_message"]
+
+
+def test_openvino_stage_errors_are_not_hidden_in_dynamos_wrapper(monkeypatch) -> None:
+    """A graph OpenVINO's torch backend cannot take is ExportError, as itself (the census met one on
+    addcdiv: dynamo's BackendCompilerFailed around it), never a silent inductor run."""
+    _needs("torch", "openvino")
+    import torch
+
+    from portability_data.runner.devices import openvino
+
+    monkeypatch.setenv("PORTABILITY_MODE", "compiled")
+    backend = devices.backend_for("torch", "openvino")
+
+    def refusing(subgraph, example_inputs):
+        raise openvino.ExportError("openvino torch.compile backend", RuntimeError("SymIntArrayRef expected"))
+
+    backend.backend_fn = refusing
+    backend.start_test("compiled")
+    with pytest.raises(openvino.ExportError, match=r"openvino conversion failed .*SymIntArrayRef"):
+        backend.compile(lambda x: torch.sin(x) + 1)(torch.ones(3))

@@ -216,7 +216,21 @@ class TorchOpenVino(_OpenVinoBackendMixin, TorchBackend):
         return openvino_observed
 
     def compile(self, fn: Callable[..., Any]) -> CompiledCall:
-        return _TorchCompiled(self.torch, fn, self.backend_fn)
+        return _TorchOpenVinoCompiled(self.torch, fn, self.backend_fn)
+
+
+class _TorchOpenVinoCompiled(_TorchCompiled):
+    """torch.compile on the OpenVINO backend; a stage error of the backend comes out as itself
+    (ExportError), not as dynamo's BackendCompilerFailed around it."""
+
+    def __call__(self, *args: Any) -> Any:
+        try:
+            return super().__call__(*args)
+        except Exception as error:
+            inner = getattr(error, "inner_exception", None)
+            if isinstance(inner, ExportStageError):
+                raise inner from error
+            raise
 
 
 # ------------------------------------------------------------------------------------- TensorFlow
