@@ -166,7 +166,9 @@ def cmd_devices(args: argparse.Namespace) -> None:
             if framework in path.backends:
                 backend = path.backends[framework]
                 compiler = path.compiler(framework, "compiled") or "none"
-                print(f"  {framework}: {backend.__name__}, modes eager and compiled (compiler {compiler})")
+                # an export path's backend has compiled mode only (runner/devices/onnxruntime.py)
+                modes = " and ".join(getattr(backend, "modes", ("eager", "compiled")))
+                print(f"  {framework}: {backend.__name__}, modes {modes} (compiler {compiler})")
             elif framework in path.not_served:
                 print(f"  {framework}: not on this path: {path.not_served[framework]}")
         print(f"  needs: {path.needs or 'the pinned frameworks only (.[frameworks])'}")

@@ -1,0 +1,453 @@
+"""The ONNX export path (issue 51): the function under test exported to an ONNX model by its
+framework's exporter and run by ONNX Runtime on the host CPU (its CPU execution provider).
+
+Compiled mode only: `compile(fn)` returns a call that, per input signature (the shapes, dtypes and
+nesting of the array arguments; the harness binds every other argument as a constant), exports
+`fn` on the given arrays (torch: `torch.onnx.export(dynamo=True)`; TensorFlow: tf2onnx on the
+tf.function's concrete function; JAX: jax2onnx), loads the model in an `onnxruntime.InferenceSession`
+(CPUExecutionProvider), runs it and returns the framework's own arrays on the host, so the census
+compares each result with the framework's eager result on the same sample (compiled mode's oracle:
+here the differential oracle against the framework's eager CPU result). Eager mode has no meaning
+here (nothing is exported): the backend refuses it, and the dry run says so.
+
+A failure says which stage failed (results.error_type): `ExportError` (the exporter could not make a
+model: an op without an ONNX lowering, named in the message, or a tracing limit), `RuntimeLoadError`
+(ONNX Runtime refused the model: no kernel for an op and dtype, an invalid graph),
+`RuntimeRunError` (the session raised while running). Each wraps the tool's own error and message
+(runner/rules/failures.yaml reads them). Nothing runs on the host in place of the runtime (the
+exporter raises instead), so `host_fallback_ops` stays empty; `device_compiles` counts the exports
+(one per new input signature), warm-up included.
+
+The packages are the `onnx` extra (pip install -e ".[onnx]"): onnx, onnxruntime, onnxscript (the
+torch exporter's op library), tf2onnx, jax2onnx; their versions and each exporter's opset go in the
+runs row (driver, build).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from portability_data.runner.backends import (
+    CompiledCall,
+    DeviceEvents,
+    DeviceUnavailableError,
+    JaxBackend,
+    TensorFlowBackend,
+    TorchBackend,
+    cpu_model,
+)
+from portability_data.runner.devices import DevicePath
+
+PROVIDER = "CPUExecutionProvider"
+INSTALL = (
+    'pip install -e ".[onnx]" (onnx, onnxruntime, onnxscript, tf2onnx, jax2onnx; pinned in pyproject.toml)'
+)
+COMPILED_ONLY = (
+    "the onnxruntime path exports the function and runs the exported model: it has compiled mode only "
+    "(eager mode would run nothing through ONNX Runtime); use --mode compiled"
+)
+# The opset each exporter writes: torch.onnx's default (dynamo exporter), the newest tf2onnx 1.17
+# converts to, jax2onnx's default. In the runs row's build facts.
+OPSETS = {"torch": 20, "tensorflow": 18, "jax": 23}
+
+
+class ExportStageError(RuntimeError):
+    """A stage of the export path failed; the message names the stage's tool and its own error."""
+
+    stage = ""
+
+    def __init__(self, tool: str, error: BaseException | str, detail: str = "") -> None:
+        if isinstance(error, BaseException):
+            inner = _innermost(error)
+            text = f"{type(inner).__name__}: {inner}".strip()
+        else:
+            text = error
+        super().__init__(f"{self.stage} ({tool}){': ' + detail if detail else ''}: {text}")
+
+
+class ExportError(ExportStageError):
+    """The exporter could not turn the function into an ONNX model."""
+
+    stage = "export failed"
+
+
+class RuntimeLoadError(ExportStageError):
+    """ONNX Runtime could not load the exported model (no kernel for an op and dtype, invalid graph)."""
+
+    stage = "onnxruntime could not load the exported model"
+
+
+class RuntimeRunError(ExportStageError):
+    """ONNX Runtime loaded the model, and running it raised."""
+
+    stage = "onnxruntime failed running the exported model"
+
+
+def _innermost(error: BaseException) -> BaseException:
+    """The root of an exception's `raise ... from` chain (the exporter's own cause: torch.onnx's
+    DispatchError naming the op without a lowering under two ConversionErrors of boilerplate)."""
+    seen = {id(error)}
+    while error.__cause__ is not None and id(error.__cause__) not in seen:
+        error = error.__cause__
+        seen.add(id(error))
+    return error
+
+
+def _refuse_eager(device: str) -> None:
+    """Eager mode on an export path: DeviceUnavailableError (the worker's fatal event; the dry run
+    shows it). The mode is the harness's (PORTABILITY_MODE, as the harness reads it)."""
+    mode = os.environ.get("PORTABILITY_MODE", "eager")
+    if mode != "compiled":
+        raise DeviceUnavailableError(f"device {device} in {mode} mode: {COMPILED_ONLY}")
+
+
+def _require(device: str, *modules: str) -> None:
+    """Import the path's packages, or DeviceUnavailableError naming what to install."""
+    for name in modules:
+        try:
+            __import__(name)
+        except ImportError as exc:
+            raise DeviceUnavailableError(
+                f"device {device} requested but {name} is missing ({exc}): {INSTALL}"
+            ) from None
+
+
+def _session(tool: str, model: bytes) -> Any:
+    """An ONNX Runtime session of the model on the CPU execution provider (RuntimeLoadError if not)."""
+    import onnxruntime as ort
+
+    options = ort.SessionOptions()
+    options.log_severity_level = 3  # errors only
+    try:
+        return ort.InferenceSession(model, sess_options=options, providers=[PROVIDER])
+    except Exception as error:
+        raise RuntimeLoadError(tool, error) from error
+
+
+def _unknown_ops(model: Any) -> list[str]:
+    """Ops of the model (subgraphs included) in ONNX's own domain that ONNX does not define: what
+    tf2onnx leaves in place of a TensorFlow op it cannot convert (it logs them and goes on)."""
+    import onnx
+
+    found: set[str] = set()
+
+    def walk(graph: Any) -> None:
+        for node in graph.node:
+            if node.domain in ("", "ai.onnx") and not onnx.defs.has(node.op_type):
+                found.add(node.op_type)
+            for attribute in node.attribute:
+                for sub in [*([attribute.g] if attribute.HasField("g") else []), *attribute.graphs]:
+                    walk(sub)
+
+    walk(model.graph)
+    return sorted(found)
+
+
+def _versions(*distributions: str) -> dict[str, str]:
+    """The installed versions of the path's packages (jax2onnx has no __version__)."""
+    from importlib import metadata
+
+    found = {}
+    for name in distributions:
+        try:
+            found[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            found[name] = "missing"
+    return found
+
+
+class _OnnxCall(CompiledCall):
+    """The export path's compiled call: one exported model and session per input signature. The
+    whole function is one ONNX graph or the call raises, so its execution is `compiled`."""
+
+    tool = ""
+
+    def __init__(self, backend: Any, fn: Callable[..., Any]) -> None:
+        super().__init__(fn)
+        self.backend, self.fn = backend, fn
+        self.built: dict[Any, Any] = {}
+
+    def __call__(self, *arrays: Any) -> Any:
+        key = self.signature(arrays)
+        if key not in self.built:
+            self.backend.exports += 1
+            self.built[key] = self.build(arrays)
+        try:
+            return self.run(self.built[key], arrays)
+        except ExportStageError:
+            raise
+        except Exception as error:
+            raise RuntimeRunError(self.tool, error) from error
+
+    def signature(self, arrays: tuple) -> Any:
+        raise NotImplementedError
+
+    def build(self, arrays: tuple) -> Any:
+        raise NotImplementedError
+
+    def run(self, built: Any, arrays: tuple) -> Any:
+        raise NotImplementedError
+
+
+class _OnnxBackendMixin:
+    """What the three backends of the path share: the export count (device_compiles) and the
+    runtime's description."""
+
+    counts_device_events = True
+    modes = ("compiled",)  # `portability devices` shows it; the backend refuses eager (_refuse_eager)
+    exports = 0
+    framework_module = ""
+
+    @contextlib.contextmanager
+    def observe(self, events: DeviceEvents, timed: bool) -> Iterator[None]:
+        before = self.exports
+        try:
+            yield
+        finally:
+            exported = self.exports - before
+            events.compiles += exported
+            events.compiles_timed += exported if timed else 0
+
+    def describe(self) -> str:
+        return f"{cpu_model()} (onnxruntime {PROVIDER})"
+
+    def driver(self) -> str | None:
+        import onnxruntime as ort
+
+        return f"onnxruntime {ort.__version__} ({PROVIDER})"
+
+    def facts(self, exporter: str, *modules: str) -> dict[str, Any]:
+        import onnxruntime as ort
+
+        return {
+            "runtime": "onnxruntime",
+            "execution_provider": PROVIDER,
+            "available_providers": list(ort.get_available_providers()),
+            "exporter": exporter,
+            "opset": OPSETS[self.framework_module],
+            **_versions("onnx", "onnxruntime", *modules),
+        }
+
+
+# ------------------------------------------------------------------------------------------ torch
+
+
+class _TorchModule:
+    """Made on first use: a torch.nn.Module whose forward is the function under test."""
+
+    @staticmethod
+    def wrap(torch: Any, fn: Callable[..., Any]) -> Any:
+        class FunctionUnderTest(torch.nn.Module):
+            def forward(self, *args: Any) -> Any:
+                return fn(*args)
+
+        return FunctionUnderTest()
+
+
+class _TorchOnnxCall(_OnnxCall):
+    tool = "torch.onnx"
+
+    def signature(self, arrays: tuple) -> Any:
+        from torch.utils import _pytree as pytree
+
+        leaves, spec = pytree.tree_flatten(arrays)
+        return str(spec), tuple((tuple(a.shape), str(a.dtype)) for a in leaves)
+
+    def build(self, arrays: tuple) -> Any:
+        torch = self.backend.torch
+        try:
+            program = torch.onnx.export(
+                _TorchModule.wrap(torch, self.fn),
+                tuple(arrays),
+                dynamo=True,
+                opset_version=OPSETS["torch"],
+                optimize=True,
+                verify=False,
+                verbose=False,
+                report=False,
+            )
+        except Exception as error:
+            raise ExportError(self.tool, error) from error
+        try:
+            program.initialize_inference_session(lambda model: _session(self.tool, model))
+        except ExportStageError:
+            raise
+        except Exception as error:  # serialising the model
+            raise RuntimeLoadError(self.tool, error) from error
+        return program
+
+    def run(self, program: Any, arrays: tuple) -> Any:
+        """Run the session (ONNXProgram.__call__: flattened inputs, complex ones as real pairs),
+        then give the outputs torch's structure back: each exported output by its graph node's name,
+        complex outputs as complex tensors again, an input the function mutated in place updated."""
+        torch = self.backend.torch
+        from torch.utils import _pytree as pytree
+
+        values = dict(zip((v.name for v in program.model.graph.outputs), program(*arrays)))
+        exported = program.exported_program
+        signature = exported.graph_signature
+        (returned,) = next(n for n in exported.graph.nodes if n.op == "output").args
+        flat_inputs = pytree.tree_leaves(arrays)
+        outputs = []
+        for spec, node in zip(signature.output_specs, pytree.tree_leaves(returned)):
+            if isinstance(node, torch.fx.Node):
+                value = values[node.name]
+                if node.meta["val"].is_complex():
+                    value = torch.view_as_complex(value.contiguous())
+            else:
+                value = node  # a constant the function returned
+            if spec.kind.name == "USER_INPUT_MUTATION":
+                flat_inputs[signature.user_inputs.index(spec.target)].copy_(value)
+            elif spec.kind.name == "USER_OUTPUT":
+                outputs.append(value)
+        return pytree.tree_unflatten(outputs, exported.call_spec.out_spec)
+
+
+class TorchOnnxRuntime(_OnnxBackendMixin, TorchBackend):
+    device_type = "cpu"
+    compiler = "torch.onnx"  # torch.onnx.export(dynamo=True): torch.export, then onnxscript's torchlib
+    framework_module = "torch"
+
+    def find_device(self) -> None:
+        _refuse_eager(self.device)
+        _require(self.device, "onnx", "onnxruntime", "onnxscript")
+
+    def compile(self, fn: Callable[..., Any]) -> CompiledCall:
+        return _TorchOnnxCall(self, fn)
+
+    def device_facts(self) -> dict[str, Any]:
+        return self.facts("torch.onnx.export(dynamo=True)", "onnxscript")
+
+
+# ------------------------------------------------------------------------------------- TensorFlow
+
+
+class _TensorFlowOnnxCall(_OnnxCall):
+    tool = "tf2onnx"
+
+    def signature(self, arrays: tuple) -> Any:
+        tf = self.backend.tf
+        leaves = tf.nest.flatten(arrays)
+        return str(tf.nest.map_structure(lambda _: 0, arrays)), tuple(
+            (tuple(a.shape), a.dtype.name) for a in leaves
+        )
+
+    def build(self, arrays: tuple) -> Any:
+        tf = self.backend.tf
+        import tf2onnx
+
+        specs = tf.nest.map_structure(lambda a: tf.TensorSpec(a.shape, a.dtype), list(arrays))
+        function = tf.function(self.fn)
+        try:
+            concrete = function.get_concrete_function(*specs)
+            model, _ = tf2onnx.convert.from_function(
+                function, input_signature=specs, opset=OPSETS["tensorflow"]
+            )
+        except Exception as error:
+            raise ExportError(self.tool, error) from error
+        unknown = _unknown_ops(model)
+        if unknown:
+            raise ExportError(
+                self.tool, f"no ONNX conversion for TensorFlow op(s) {', '.join(unknown)}", "unsupported op"
+            )
+        return _session(self.tool, model.SerializeToString()), concrete.structured_outputs
+
+    def run(self, built: Any, arrays: tuple) -> Any:
+        tf = self.backend.tf
+        session, structure = built
+        feeds = [a.numpy() if hasattr(a, "numpy") else a for a in tf.nest.flatten(arrays)]
+        outputs = session.run(None, {i.name: v for i, v in zip(session.get_inputs(), feeds)})
+        with tf.device(self.backend.handle()):
+            tensors = [tf.constant(o) for o in outputs]
+        return tf.nest.pack_sequence_as(structure, tensors)
+
+
+class TensorFlowOnnxRuntime(_OnnxBackendMixin, TensorFlowBackend):
+    device_type = "CPU"
+    compiler = "tf2onnx"
+    framework_module = "tensorflow"
+
+    def connect(self) -> None:
+        _refuse_eager(self.device)
+        _require(self.device, "onnx", "onnxruntime", "tf2onnx")
+
+    def compile(self, fn: Callable[..., Any]) -> CompiledCall:
+        return _TensorFlowOnnxCall(self, fn)
+
+    def device_facts(self) -> dict[str, Any]:
+        return self.facts("tf2onnx.convert.from_function", "tf2onnx")
+
+
+# -------------------------------------------------------------------------------------------- JAX
+
+
+class _JaxOnnxCall(_OnnxCall):
+    tool = "jax2onnx"
+
+    def signature(self, arrays: tuple) -> Any:
+        jax = self.backend.jax
+        leaves, tree = jax.tree_util.tree_flatten(arrays)
+        return str(tree), tuple((tuple(a.shape), str(a.dtype)) for a in leaves)
+
+    def build(self, arrays: tuple) -> Any:
+        jax = self.backend.jax
+        from jax2onnx import to_onnx
+
+        leaves, tree = jax.tree_util.tree_flatten(arrays)
+        fn = self.fn
+
+        def flat(*values: Any) -> Any:  # jax2onnx takes one array per input
+            return fn(*jax.tree_util.tree_unflatten(tree, values))
+
+        try:
+            shapes = jax.eval_shape(flat, *leaves)
+            model = to_onnx(
+                flat,
+                [jax.ShapeDtypeStruct(a.shape, a.dtype) for a in leaves],
+                opset=OPSETS["jax"],
+                enable_double_precision=bool(jax.config.jax_enable_x64),
+                return_mode="proto",
+            )
+        except Exception as error:
+            raise ExportError(self.tool, error) from error
+        return _session(self.tool, model.SerializeToString()), jax.tree_util.tree_structure(shapes)
+
+    def run(self, built: Any, arrays: tuple) -> Any:
+        import numpy as np
+
+        jax = self.backend.jax
+        session, tree = built
+        feeds = [np.asarray(a) for a in jax.tree_util.tree_leaves(arrays)]
+        outputs = session.run(None, {i.name: v for i, v in zip(session.get_inputs(), feeds)})
+        return jax.tree_util.tree_unflatten(tree, [jax.device_put(o, self.backend.handle()) for o in outputs])
+
+
+class JaxOnnxRuntime(_OnnxBackendMixin, JaxBackend):
+    platform = "cpu"
+    compiler = "jax2onnx"
+    framework_module = "jax"
+
+    def __init__(self, device: str) -> None:
+        _refuse_eager(device)
+        _require(device, "onnx", "onnxruntime", "jax2onnx")
+        super().__init__(device)
+
+    def compile(self, fn: Callable[..., Any]) -> CompiledCall:
+        return _JaxOnnxCall(self, fn)
+
+    def device_facts(self) -> dict[str, Any]:
+        return self.facts("jax2onnx.to_onnx", "jax2onnx")
+
+
+PATH = DevicePath(
+    name="onnxruntime",
+    summary="exported to ONNX (torch.onnx dynamo exporter, tf2onnx, jax2onnx) and run by ONNX Runtime "
+    "on the host CPU; compiled mode only",
+    backends={"torch": TorchOnnxRuntime, "tensorflow": TensorFlowOnnxRuntime, "jax": JaxOnnxRuntime},
+    needs=f"the onnx extra: {INSTALL}",
+    what_to_do=f"run it in compiled mode (--mode compiled) with its packages installed: {INSTALL}",
+    runtime="onnxruntime",
+)

@@ -1,0 +1,305 @@
+"""The OpenVINO path (issue 51): the function under test converted by OpenVINO and run by its CPU
+plugin on the host. Compiled mode only (eager mode would run nothing through OpenVINO: refused, and
+the dry run says so).
+
+torch: `torch.compile` with OpenVINO's torch.compile backend (openvino.frontend.pytorch.torchdynamo):
+dynamo's graph is decomposed and traced (make_fx), OpenVINO's partitioner fuses the nodes it supports
+into partitions, each partition is converted and compiled for the CPU on its first call. That
+backend falls back to PyTorch without a word in three places: nodes it does not support stay in the
+PyTorch graph, a partition that fails to convert or run switches to PyTorch for good, and a graph
+that fails altogether goes to inductor. The backend here runs OpenVINO's own pieces (the same
+decompositions, Partitioner and `execute`) and makes each visible instead: ops left to PyTorch (or in a
+partition that fell back) are counted by name per call (`DeviceEvents.fallback_ops`, so a passing
+subtest is `host_fallback` with the ops named, never `passed`), and a graph OpenVINO cannot take is
+`ExportError`, never a silent inductor run. Single-node partitions are allowed (OpenVINO's `testing`
+option): most functions under test are one op, which OpenVINO's default would leave to PyTorch.
+Graph breaks are dynamo's, counted as for inductor (runner/backends.py `_TorchCompiled`).
+
+TensorFlow: `openvino.convert_model` of the tf.function's concrete function for the input signature,
+`Core().compile_model(model, "CPU")`, one inference per call; outputs back as tf tensors.
+
+Stages (results.error_type): `ExportError` (conversion: an op without a conversion rule, named),
+`RuntimeLoadError` (compile_model), `RuntimeRunError` (inference). The package is the `openvino`
+extra (pip install -e ".[openvino]"); its version goes in the runs row.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections import Counter
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from portability_data.runner.backends import (
+    CompiledCall,
+    DeviceEvents,
+    DeviceUnavailableError,
+    TensorFlowBackend,
+    TorchBackend,
+    _TorchCompiled,
+    cpu_model,
+)
+from portability_data.runner.devices import DevicePath
+
+INSTALL = 'pip install -e ".[openvino]" (openvino, pinned in pyproject.toml)'
+OV_DEVICE = "CPU"
+COMPILED_ONLY = (
+    "the openvino path converts the function and runs it in OpenVINO: it has compiled mode only "
+    "(eager mode would run nothing through OpenVINO); use --mode compiled"
+)
+OPTIONS = {"device": OV_DEVICE, "testing": True}  # testing: single-node partitions go to OpenVINO too
+
+
+class ExportStageError(RuntimeError):
+    """A stage of the path failed; the message names the stage's tool and its own error."""
+
+    stage = ""
+
+    def __init__(self, tool: str, error: BaseException | str) -> None:
+        text = (
+            f"{type(error).__name__}: {_summary(str(error))}" if isinstance(error, BaseException) else error
+        )
+        super().__init__(f"{self.stage} ({tool}): {text}")
+
+
+def _summary(text: str) -> str:
+    """OpenVINO's conversion report without its boilerplate: the summary lines (`-- No conversion
+    rule found for operations: BesselI0`) where it has them, else the whole message."""
+    lines = [line.removeprefix("-- ").strip() for line in text.splitlines() if line.startswith("-- ")]
+    return "; ".join(lines) if lines else text
+
+
+class ExportError(ExportStageError):
+    """OpenVINO could not convert the function (its graph) into an OpenVINO model."""
+
+    stage = "openvino conversion failed"
+
+
+class RuntimeLoadError(ExportStageError):
+    """OpenVINO converted the model, and compiling it for the CPU plugin failed."""
+
+    stage = "openvino could not compile the converted model"
+
+
+class RuntimeRunError(ExportStageError):
+    """OpenVINO compiled the model, and running it raised."""
+
+    stage = "openvino failed running the converted model"
+
+
+def _refuse_eager(device: str) -> None:
+    mode = os.environ.get("PORTABILITY_MODE", "eager")
+    if mode != "compiled":
+        raise DeviceUnavailableError(f"device {device} in {mode} mode: {COMPILED_ONLY}")
+
+
+def _require(device: str) -> Any:
+    try:
+        import openvino
+    except ImportError as exc:
+        raise DeviceUnavailableError(
+            f"device {device} requested but openvino is missing ({exc}): {INSTALL}"
+        ) from None
+    return openvino
+
+
+class _OpenVinoBackendMixin:
+    counts_device_events = True
+    modes = ("compiled",)  # `portability devices` shows it; the backend refuses eager (_refuse_eager)
+    compiles = 0
+    framework_module = ""
+
+    def left_to_framework(self) -> Counter[str]:
+        return Counter()
+
+    @contextlib.contextmanager
+    def observe(self, events: DeviceEvents, timed: bool) -> Iterator[None]:
+        left, compiles = Counter(self.left_to_framework()), self.compiles
+        try:
+            yield
+        finally:
+            events.fallback_ops.update(self.left_to_framework() - left)
+            compiled = self.compiles - compiles
+            events.compiles += compiled
+            events.compiles_timed += compiled if timed else 0
+
+    def describe(self) -> str:
+        return f"{cpu_model()} (openvino {OV_DEVICE} plugin)"
+
+    def driver(self) -> str | None:
+        import openvino
+
+        return f"openvino {openvino.__version__} ({OV_DEVICE})"
+
+    def device_facts(self) -> dict[str, Any]:
+        import openvino
+
+        return {
+            "runtime": "openvino",
+            "openvino": openvino.__version__,
+            "openvino_device": OV_DEVICE,
+            "available_devices": list(openvino.Core().available_devices),
+            "converter": self.compiler,
+        }
+
+
+# ------------------------------------------------------------------------------------------ torch
+
+
+def _op_name(node: Any) -> str | None:
+    """aten::sin for a node calling an op overload; None for Python's own (operator.getitem)."""
+    schema = getattr(node.target, "_schema", None)
+    return schema.name if schema is not None else None
+
+
+class TorchOpenVino(_OpenVinoBackendMixin, TorchBackend):
+    device_type = "cpu"
+    compiler = "openvino"  # torch.compile with OpenVINO's backend pipeline (observed: see above)
+    framework_module = "torch"
+
+    def find_device(self) -> None:
+        _refuse_eager(self.device)
+        _require(self.device)
+        self.fallbacks: Counter[str] = Counter()
+        self.backend_fn = self._backend()
+
+    def left_to_framework(self) -> Counter[str]:
+        return self.fallbacks
+
+    def _backend(self) -> Callable[..., Any]:
+        """OpenVINO's torch.compile backend (backend.fx_openvino without model caching or AOT
+        autograd), with what it leaves to PyTorch counted and no silent fallback to inductor."""
+        from openvino.frontend.pytorch.torchdynamo.backend_utils import _get_decompositions
+        from openvino.frontend.pytorch.torchdynamo.decompositions import get_inf_decomposition_list
+        from openvino.frontend.pytorch.torchdynamo.execute import OpenVINOGraphModule, execute
+        from openvino.frontend.pytorch.torchdynamo.partition import Partitioner
+        from torch._decomp import get_decompositions
+        from torch._dynamo.backends.common import fake_tensor_unsupported
+        from torch.fx.experimental.proxy_tensor import make_fx
+
+        torch, backend = self.torch, self
+
+        @fake_tensor_unsupported
+        def openvino_observed(subgraph: Any, example_inputs: list) -> Callable[..., Any]:
+            backend.compiles += 1
+            try:
+                table = get_decompositions(_get_decompositions(OPTIONS) + get_inf_decomposition_list())
+                traced = make_fx(
+                    subgraph, decomposition_table=table, tracing_mode="fake", _allow_non_fake_inputs=True
+                )(*example_inputs)
+                with torch.no_grad():
+                    traced.eval()
+                partitioned = Partitioner(OPTIONS).make_partitions(traced, OPTIONS)
+            except Exception as error:
+                raise ExportError("openvino torch.compile backend", error) from error
+            outside = [
+                name
+                for node in partitioned.graph.nodes
+                if node.op == "call_function" and (name := _op_name(node)) is not None
+            ]
+
+            def call(*args: Any) -> Any:
+                backend.fallbacks.update(outside)
+                result = execute(partitioned, *args, executor="openvino", options=OPTIONS)
+                for module in partitioned.modules():
+                    if isinstance(module, OpenVINOGraphModule) and module.perm_fallback:
+                        backend.fallbacks.update(
+                            name
+                            for node in module.gm.graph.nodes
+                            if node.op == "call_function" and (name := _op_name(node)) is not None
+                        )
+                return result
+
+            return call
+
+        return openvino_observed
+
+    def compile(self, fn: Callable[..., Any]) -> CompiledCall:
+        return _TorchOpenVinoCompiled(self.torch, fn, self.backend_fn)
+
+
+class _TorchOpenVinoCompiled(_TorchCompiled):
+    """torch.compile on the OpenVINO backend; a stage error of the backend comes out as itself
+    (ExportError), not as dynamo's BackendCompilerFailed around it."""
+
+    def __call__(self, *args: Any) -> Any:
+        try:
+            return super().__call__(*args)
+        except Exception as error:
+            inner = getattr(error, "inner_exception", None)
+            if isinstance(inner, ExportStageError):
+                raise inner from error
+            raise
+
+
+# ------------------------------------------------------------------------------------- TensorFlow
+
+
+class _TensorFlowOpenVinoCall(CompiledCall):
+    tool = "openvino.convert_model"
+
+    def __init__(self, backend: TensorFlowOpenVino, fn: Callable[..., Any]) -> None:
+        super().__init__(fn)
+        self.backend, self.fn = backend, fn
+        self.built: dict[Any, Any] = {}
+
+    def __call__(self, *arrays: Any) -> Any:
+        tf = self.backend.tf
+        leaves = tf.nest.flatten(arrays)
+        key = (
+            str(tf.nest.map_structure(lambda _: 0, arrays)),
+            tuple((tuple(a.shape), a.dtype.name) for a in leaves),
+        )
+        if key not in self.built:
+            self.backend.compiles += 1
+            self.built[key] = self.build(arrays)
+        compiled, structure = self.built[key]
+        try:
+            result = compiled([a.numpy() for a in leaves])
+            outputs = [result[port] for port in compiled.outputs]
+        except Exception as error:
+            raise RuntimeRunError(self.tool, error) from error
+        with tf.device(self.backend.handle()):
+            return tf.nest.pack_sequence_as(structure, [tf.constant(o) for o in outputs])
+
+    def build(self, arrays: tuple) -> Any:
+        import openvino
+
+        tf = self.backend.tf
+        specs = tf.nest.map_structure(lambda a: tf.TensorSpec(a.shape, a.dtype), list(arrays))
+        try:
+            concrete = tf.function(self.fn).get_concrete_function(*specs)
+            model = openvino.convert_model(concrete)
+        except Exception as error:
+            raise ExportError(self.tool, error) from error
+        try:
+            compiled = openvino.Core().compile_model(model, OV_DEVICE)
+        except Exception as error:
+            raise RuntimeLoadError(self.tool, error) from error
+        return compiled, concrete.structured_outputs
+
+
+class TensorFlowOpenVino(_OpenVinoBackendMixin, TensorFlowBackend):
+    device_type = "CPU"
+    compiler = "openvino.convert_model"
+    framework_module = "tensorflow"
+
+    def connect(self) -> None:
+        _refuse_eager(self.device)
+        _require(self.device)
+
+    def compile(self, fn: Callable[..., Any]) -> CompiledCall:
+        return _TensorFlowOpenVinoCall(self, fn)
+
+
+PATH = DevicePath(
+    name="openvino",
+    summary="converted by OpenVINO (torch.compile's openvino backend, convert_model for TensorFlow) and "
+    "run by its CPU plugin; compiled mode only",
+    backends={"torch": TorchOpenVino, "tensorflow": TensorFlowOpenVino},
+    needs=f"the openvino extra: {INSTALL}",
+    not_served={"jax": "OpenVINO converts JAX through jax2onnx or a saved model only: not built (issue 51)"},
+    what_to_do=f"run it in compiled mode (--mode compiled) with openvino installed: {INSTALL}",
+    runtime="openvino",
+)

@@ -1,0 +1,213 @@
+"""The export paths (issue 51): onnxruntime (torch.onnx / tf2onnx / jax2onnx, run by ONNX Runtime's
+CPU execution provider) and openvino (torch.compile's OpenVINO backend, convert_model for
+TensorFlow). Each runs a curated-style case end to end through the real runner: a function that
+exports and matches the framework's eager result, and one that fails at a named stage (or, on
+OpenVINO's torch backend, runs partly in PyTorch: host_fallback with the op named). Compiled mode
+only: eager is refused with what to do. A missing package says what to install.
+
+The packages are the `onnx` and `openvino` extras, in `.[all]` (CI installs them): a test here is
+skipped only where its package is not installed, and says which."""
+
+from __future__ import annotations
+
+import importlib
+import sys
+
+import pyarrow.parquet as pq
+import pytest
+
+from portability_data.runner import devices
+from portability_data.runner.backends import DeviceUnavailableError
+from portability_data.tables import contracts
+
+PACKAGES = {
+    ("torch", "onnxruntime"): ("onnx", "onnxruntime", "onnxscript"),
+    ("tensorflow", "onnxruntime"): ("onnx", "onnxruntime", "tf2onnx"),
+    ("jax", "onnxruntime"): ("onnx", "onnxruntime", "jax2onnx"),
+    ("torch", "openvino"): ("openvino",),
+    ("tensorflow", "openvino"): ("openvino",),
+}
+
+
+def _needs(framework: str, device: str) -> None:
+    for name in PACKAGES[(framework, device)]:
+        pytest.importorskip(name, reason=f"{name} is not installed (the {device} path's extra)")
+
+
+def test_the_paths_are_registered_compiled_only_with_their_runtime() -> None:
+    assert {"onnxruntime", "openvino"} <= set(contracts.DEVICES)
+    onnx, openvino = devices.path_named("onnxruntime"), devices.path_named("openvino")
+    assert (onnx.runtime, openvino.runtime) == ("onnxruntime", "openvino")
+    assert devices.compiler_of("torch", "onnxruntime", "compiled") == "torch.onnx"
+    assert devices.compiler_of("tensorflow", "onnxruntime", "compiled") == "tf2onnx"
+    assert devices.compiler_of("jax", "onnxruntime", "compiled") == "jax2onnx"
+    assert devices.compiler_of("torch", "openvino", "compiled") == "openvino"
+    assert devices.compiler_of("tensorflow", "openvino", "compiled") == "openvino.convert_model"
+    for path in (onnx, openvino):
+        assert all(backend.modes == ("compiled",) for backend in path.backends.values())
+    with pytest.raises(DeviceUnavailableError, match="OpenVINO converts JAX"):
+        devices.backend_for("jax", "openvino")
+
+
+@pytest.mark.parametrize(("framework", "device"), sorted(PACKAGES))
+def test_eager_mode_is_refused_with_what_to_do(framework: str, device: str, monkeypatch) -> None:
+    _needs(framework, device)
+    monkeypatch.setenv("PORTABILITY_MODE", "eager")
+    with pytest.raises(DeviceUnavailableError, match=r"compiled mode only .*use --mode compiled"):
+        devices.backend_for(framework, device)
+
+
+@pytest.mark.parametrize(
+    ("framework", "device", "missing", "extra"),
+    [
+        ("torch", "onnxruntime", "onnxruntime", "onnx"),
+        ("tensorflow", "onnxruntime", "tf2onnx", "onnx"),
+        ("jax", "onnxruntime", "jax2onnx", "onnx"),
+        ("torch", "openvino", "openvino", "openvino"),
+    ],
+)
+def test_a_missing_package_names_what_to_install(framework, device, missing, extra, monkeypatch) -> None:
+    importlib.import_module(framework)  # the framework itself is pinned: only the path's package is absent
+    monkeypatch.setenv("PORTABILITY_MODE", "compiled")
+    monkeypatch.setitem(sys.modules, missing, None)  # `import <missing>` raises ImportError
+    with pytest.raises(
+        DeviceUnavailableError, match=rf"{missing} is missing .*pip install -e \"\.\[{extra}\]\""
+    ):
+        devices.backend_for(framework, device)
+
+
+CASES = {
+    ("torch", "onnxruntime"): """\
+        import torch
+
+        def test_exports(device, timed):
+            x = torch.linspace(-2, 2, 12).reshape(3, 4).flip(1)
+            out = timed(torch.sort, x, 1)
+            want = torch.sort(x, 1)
+            assert torch.equal(out.values, want.values) and torch.equal(out.indices, want.indices)
+            assert torch.allclose(timed(torch.fft.fft, x), torch.fft.fft(x), atol=1e-5)  # complex output
+
+        def test_no_lowering(device, timed):
+            timed(torch.linalg.eig, torch.eye(3) + 1)
+        """,
+    ("tensorflow", "onnxruntime"): """\
+        import tensorflow as tf
+
+        def test_exports(device, timed):
+            x = tf.reshape(tf.linspace(2.0, -2.0, 12), (3, 4))
+            out = timed(tf.math.top_k, x, k=2)
+            want = tf.math.top_k(x, k=2)
+            assert out.values.numpy().tolist() == want.values.numpy().tolist()
+            assert out.indices.numpy().tolist() == want.indices.numpy().tolist()
+
+        def test_no_lowering(device, timed):
+            timed(tf.math.bessel_i0, tf.ones((3, 4)))
+        """,
+    ("jax", "onnxruntime"): """\
+        import jax.numpy as jnp
+        import numpy as np
+
+        def test_exports(device, timed):
+            x = jnp.linspace(2.0, -2.0, 12).reshape(3, 4)
+            np.testing.assert_array_equal(timed(jnp.sort, x, axis=1), jnp.sort(x, axis=1))
+
+        def test_no_lowering(device, timed):
+            timed(jnp.linalg.eig, jnp.eye(3) + 1)
+        """,
+    ("torch", "openvino"): """\
+        import torch
+
+        def test_exports(device, timed):
+            x = torch.linspace(-2, 2, 12).reshape(3, 4).flip(1)
+            out = timed(torch.sort, x, 1)
+            want = torch.sort(x, 1)
+            assert torch.equal(out.values, want.values) and torch.equal(out.indices, want.indices)
+
+        def test_no_lowering(device, timed):
+            x = torch.linspace(-2, 2, 12).reshape(3, 4)
+            assert torch.allclose(timed(torch.fft.fft, x), torch.fft.fft(x), atol=1e-5)
+
+        """,
+    ("tensorflow", "openvino"): """\
+        import tensorflow as tf
+
+        def test_exports(device, timed):
+            x = tf.reshape(tf.linspace(2.0, -2.0, 12), (3, 4))
+            out = timed(tf.math.top_k, x, k=2)
+            assert out.values.numpy().tolist() == tf.math.top_k(x, k=2).values.numpy().tolist()
+
+        def test_no_lowering(device, timed):
+            timed(tf.math.bessel_i0, tf.ones((3, 4)))
+        """,
+}
+
+# What the subtest that cannot go all the way records: (outcome, error_type, words of its message).
+NO_LOWERING = {
+    ("torch", "onnxruntime"): (
+        "failed",
+        "ExportError",
+        "No ONNX function found for <OpOverload(op='aten.linalg_eig'",
+    ),
+    ("tensorflow", "onnxruntime"): (
+        "failed",
+        "ExportError",
+        "no ONNX conversion for TensorFlow op(s) BesselI0",
+    ),
+    ("jax", "onnxruntime"): ("failed", "ExportError", "export failed (jax2onnx): NotImplementedError: eig"),
+    ("torch", "openvino"): ("host_fallback", "HostFallback", "aten::_fft_r2c"),
+    ("tensorflow", "openvino"): (
+        "failed",
+        "ExportError",
+        "No conversion rule found for operations: BesselI0",
+    ),
+}
+
+
+@pytest.mark.parametrize(("framework", "device"), sorted(PACKAGES))
+def test_a_case_runs_end_to_end_on_the_path(framework: str, device: str, case_repo) -> None:
+    """Through the real runner (worker, harness, supervisor): the runs row names the path, its
+    compiler and runtime; a function that exports matches eager and passes as `compiled` with its
+    exports counted; one the path cannot take is recorded with its stage."""
+    _needs(framework, device)
+    from portability_data.runner.spec import Paths, RunSpec
+    from portability_data.runner.supervisor import run
+
+    case_repo.add(framework, "export_path", CASES[(framework, device)])
+    paths = Paths.under(case_repo.root)
+    spec = RunSpec(framework=framework, device=device, mode="compiled", repeats=1, timeout_s=600)
+    run_id = run(spec, paths, log=lambda message: None)
+    row = pq.read_table(paths.runs_dir / "portability" / f"{run_id}.parquet").to_pylist()[0]
+    path = devices.path_named(device)
+    assert (row["device"], row["mode"], row["status"]) == (device, "compiled", "complete")
+    assert (row["compiler"], row["runtime"]) == (path.compiler(framework, "compiled"), path.runtime)
+    assert row["driver"].startswith(f"{device} ")  # onnxruntime 1.32.0 (CPUExecutionProvider), openvino ...
+    shard = pq.read_table(paths.results_dir / "portability" / f"{run_id}.parquet").to_pylist()
+    results = {r["subtest"]: r for r in shard}
+    exported = results["test_exports"]
+    assert (exported["outcome"], exported["execution"]) == ("passed", "compiled"), exported["error_message"]
+    assert exported["device_compiles"] >= 1 and exported["host_fallback_ops"] == []
+    assert (exported["compiler"], exported["runtime"]) == (row["compiler"], row["runtime"])
+    outcome, error_type, words = NO_LOWERING[(framework, device)]
+    failed = results["test_no_lowering"]
+    assert (failed["outcome"], failed["error_type"]) == (outcome, error_type), failed["error_message"]
+    assert words in failed["error_message"]
+
+
+def test_openvino_stage_errors_are_not_hidden_in_dynamos_wrapper(monkeypatch) -> None:
+    """A graph OpenVINO's torch backend cannot take is ExportError, as itself (the census met one on
+    addcdiv: dynamo's BackendCompilerFailed around it), never a silent inductor run."""
+    _needs("torch", "openvino")
+    import torch
+
+    from portability_data.runner.devices import openvino
+
+    monkeypatch.setenv("PORTABILITY_MODE", "compiled")
+    backend = devices.backend_for("torch", "openvino")
+
+    def refusing(subgraph, example_inputs):
+        raise openvino.ExportError("openvino torch.compile backend", RuntimeError("SymIntArrayRef expected"))
+
+    backend.backend_fn = refusing
+    backend.start_test("compiled")
+    with pytest.raises(openvino.ExportError, match=r"openvino conversion failed .*SymIntArrayRef"):
+        backend.compile(lambda x: torch.sin(x) + 1)(torch.ones(3))
