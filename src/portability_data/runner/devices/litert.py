@@ -108,7 +108,8 @@ def summary(text: str) -> str:
     if found:
         return "; ".join(found)
     lines = [line.strip() for line in text.splitlines() if line.strip()]
-    return lines[0] if lines else text
+    first = lines[0] if lines else text
+    return re.sub(r"\S+\.py:\d+:\d+: (error|note): ", "", first)  # MLIR's location of the traced line
 
 
 def refuse_eager(device: str) -> None:
@@ -179,15 +180,21 @@ class Loaded:
                 if tuple(detail["shape"]) != value.shape:  # a 0-d input is [] in TFLite too
                     interpreter.resize_tensor_input(detail["index"], value.shape)
                     interpreter.allocate_tensors()
-                interpreter.set_tensor(detail["index"], value.astype(detail["dtype"], copy=False))
+                if value.size:  # a zero-size input has no data to set (set_tensor refuses it)
+                    interpreter.set_tensor(detail["index"], value.astype(detail["dtype"], copy=False))
             interpreter.invoke()
-            by_name = {d["name"]: d for d in self.outputs}
+            by_name = {d["name"]: d for d in interpreter.get_output_details()}  # shapes after invoke
             order = (
                 [by_name[n] for n in output_names]
                 if output_names and all(n in by_name for n in output_names)
-                else self.outputs
+                else interpreter.get_output_details()
             )
-            return [interpreter.get_tensor(d["index"]).copy() for d in order]
+            return [
+                interpreter.get_tensor(d["index"]).copy()
+                if np.prod(d["shape"])
+                else np.zeros(d["shape"], d["dtype"])  # get_tensor refuses a zero-size tensor too
+                for d in order
+            ]
         except Exception as error:
             raise RuntimeRunError(self.tool, error) from error
 
@@ -379,7 +386,10 @@ class TorchLiteCall(ConvertedCall):
         from torch.utils import _pytree as pytree
 
         feeds = [a.detach().numpy() for a in pytree.tree_leaves(arrays)]
-        outputs = [torch.from_numpy(o) for o in built["loaded"].run(feeds)]
+        import numpy as np
+
+        # np.array: a 0-d output comes back from the interpreter as a NumPy scalar
+        outputs = [torch.from_numpy(np.array(o)) for o in built["loaded"].run(feeds)]
         return pytree.tree_unflatten(outputs, built["out_spec"])
 
 
