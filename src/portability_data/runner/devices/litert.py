@@ -400,7 +400,9 @@ class TorchLiteRt(LiteRtBackendMixin, TorchBackend):
 
     def find_device(self) -> None:
         refuse_eager(self.device)
-        require(self.device, f"{INSTALL}; for PyTorch, {INSTALL_TORCH}", "ai_edge_litert", "litert_torch")
+        require(
+            self.device, f"PyTorch on {self.device} needs {INSTALL_TORCH}", "ai_edge_litert", "litert_torch"
+        )
         self.reset_counts()
 
     def compile(self, fn: Callable[..., Any]) -> CompiledCall:
