@@ -70,7 +70,19 @@ FRAMEWORKS = ("torch", "tensorflow", "jax")
 # xla: PyTorch on torch_xla's PJRT device other than a TPU (XLA CPU here: the XLA layer without a
 # TPU, issue 27); tpu: a TPU (torch_xla on TPU, jax, TensorFlow). The tables' vocabulary of the
 # device paths the runner registers (runner/devices/: one module each; a test keeps both equal).
-DEVICES = ("cpu", "gpu", "tpu", "mps", "xla", "onnxruntime", "openvino")
+DEVICES = (
+    "cpu",
+    "gpu",
+    "tpu",
+    "mps",
+    "xla",
+    "onnxruntime",
+    "openvino",
+    "litert",
+    "litert_flex",
+    "executorch",
+    "executorch_xnnpack",
+)
 COMPILER_DOC = (
     "compiled mode's compiler: inductor, openxla (torch.compile's backends), xla (jax.jit, "
     "tf.function jit_compile); null in eager mode, and in rows before schema 10, where it is the "
@@ -78,14 +90,16 @@ COMPILER_DOC = (
 )
 RUNTIME_DOC = (
     "the runtime that executed the exported program where it is not the framework's own (e.g. "
-    "onnxruntime); null: the framework's own runtime"
+    "onnxruntime, litert, executorch); null: the framework's own runtime"
 )
 MODES = ("eager", "compiled")
 API_KINDS = ("function", "builtin", "class", "method")
 # api.alias: how a name is its canonical name's (pipeline/api_aliases.py); null: it is the canonical name
 API_ALIASES = ("same_object", "documented")
 # host_fallback: the subtest passed, but some op of its function under test ran on the host, not on
-# the device under test (torch_xla's executed fallback counters), or an output came back on the host.
+# the device under test (torch_xla's executed fallback counters), or an output came back on the host;
+# on an export or edge path: some op ran outside the target runtime's own kernels (OpenVINO's ops left
+# to PyTorch, Flex ops of a TFLite model, ops XNNPACK did not take in ExecuTorch).
 SUBTEST_OUTCOMES = (
     "passed", "failed", "skipped", "error", "timeout", "crashed", "memory", "unknown", "host_fallback",
 )  # fmt: skip
@@ -338,7 +352,9 @@ RESULTS = _schema(
             pa.list_(_str),
             True,
             "ops of the subtest's timed calls that ran on the host instead of the device (torch_xla's "
-            "executed fallback counters, e.g. aten::nonzero), sorted; null where the device cannot tell",
+            "executed fallback counters, e.g. aten::nonzero), or outside the target runtime's own kernels "
+            "on an export or edge path (ops OpenVINO left to PyTorch, a TFLite model's Flex ops, ops "
+            "XNNPACK did not take), sorted; null where the device cannot tell",
         ),
         _field("host_fallback_calls", _i64, True, "host executions of those ops, all calls together"),
         _field(

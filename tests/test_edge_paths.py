@@ -1,0 +1,180 @@
+"""The edge paths (issue 52): litert (TensorFlow's TFLite converter with builtin ops only, and
+litert-torch, run by LiteRT's interpreter), litert_flex (the converter with Select TF ops: Flex nodes
+named and counted), executorch (torch.export -> edge -> .pte on the portable kernels) and
+executorch_xnnpack (the same with the XNNPACK delegate: ops it does not take counted by name). Each
+runs a curated-style case end to end through the real runner: a function that converts and matches
+the framework's eager result, and one that needs Flex / is not delegated (counted by name) or fails
+with its stage. Compiled mode only: eager is refused with what to do; a missing package says what to
+install.
+
+The litert and executorch extras are in `.[all]`; PyTorch on litert needs litert-torch's own
+environment (.venv-litert: its pins move packages of the pinned stack), so that case is skipped here
+unless litert_torch is importable, and says so: run this file with .venv-litert/bin/python (CI does,
+with PORTABILITY_REQUIRE_LITERT_TORCH=1: no skip there)."""
+
+from __future__ import annotations
+
+import importlib
+import os
+import sys
+
+import pyarrow.parquet as pq
+import pytest
+
+from portability_data.runner import devices
+from portability_data.runner.backends import DeviceUnavailableError
+from portability_data.tables import contracts
+
+PACKAGES = {
+    ("tensorflow", "litert"): ("ai_edge_litert",),
+    ("tensorflow", "litert_flex"): ("ai_edge_litert",),
+    ("torch", "litert"): ("ai_edge_litert", "litert_torch"),
+    ("torch", "executorch"): ("executorch",),
+    ("torch", "executorch_xnnpack"): ("executorch",),
+}
+EDGE = ("litert", "litert_flex", "executorch", "executorch_xnnpack")
+
+
+def _needs(framework: str, device: str) -> None:
+    if (framework, device) == ("torch", "litert") and os.environ.get("PORTABILITY_REQUIRE_LITERT_TORCH"):
+        return  # CI's litert-torch environment (.ci/run): a missing package fails instead
+    for name in PACKAGES[(framework, device)]:
+        where = "the litert-torch environment (.venv-litert)" if name == "litert_torch" else "its extra"
+        pytest.importorskip(name, reason=f"{name} is not installed ({device} path: {where})")
+
+
+def test_the_paths_are_registered_compiled_only_with_their_runtime() -> None:
+    assert set(EDGE) <= set(contracts.DEVICES)
+    assert [devices.path_named(name).runtime for name in EDGE] == [
+        "litert",
+        "litert",
+        "executorch",
+        "executorch",
+    ]
+    assert devices.compiler_of("tensorflow", "litert", "compiled") == "tflite_converter"
+    assert devices.compiler_of("tensorflow", "litert_flex", "compiled") == "tflite_converter_select_tf_ops"
+    assert devices.compiler_of("torch", "litert", "compiled") == "litert_torch"
+    assert devices.compiler_of("torch", "executorch", "compiled") == "executorch"
+    assert devices.compiler_of("torch", "executorch_xnnpack", "compiled") == "executorch_xnnpack"
+    for name in EDGE:
+        assert all(backend.modes == ("compiled",) for backend in devices.path_named(name).backends.values())
+    with pytest.raises(DeviceUnavailableError, match="ExecuTorch runs PyTorch programs only"):
+        devices.backend_for("tensorflow", "executorch")
+
+
+@pytest.mark.parametrize(("framework", "device"), sorted(PACKAGES))
+def test_eager_mode_is_refused_with_what_to_do(framework: str, device: str, monkeypatch) -> None:
+    _needs(framework, device)
+    monkeypatch.setenv("PORTABILITY_MODE", "eager")
+    with pytest.raises(DeviceUnavailableError, match=r"compiled mode only .*use --mode compiled"):
+        devices.backend_for(framework, device)
+
+
+@pytest.mark.parametrize(
+    ("framework", "device", "missing", "install"),
+    [
+        ("tensorflow", "litert", "ai_edge_litert", r"pip install -e \"\.\[litert\]\""),
+        ("tensorflow", "litert_flex", "ai_edge_litert", r"pip install -e \"\.\[litert\]\""),
+        ("torch", "litert", "litert_torch", r"\.venv-litert/bin/pip install -e \"\.\[litert-torch\]\""),
+        ("torch", "executorch", "executorch", r"pip install -e \"\.\[executorch\]\""),
+        ("torch", "executorch_xnnpack", "executorch", r"pip install -e \"\.\[executorch\]\""),
+    ],
+)
+def test_a_missing_package_names_what_to_install(framework, device, missing, install, monkeypatch) -> None:
+    importlib.import_module(framework)
+    monkeypatch.setenv("PORTABILITY_MODE", "compiled")
+    monkeypatch.setitem(sys.modules, missing, None)  # `import <missing>` raises ImportError
+    with pytest.raises(DeviceUnavailableError, match=rf"{missing} is missing .*{install}"):
+        devices.backend_for(framework, device)
+
+
+_TF_CONVERTS = """\
+        import tensorflow as tf
+
+        def test_converts(device, timed):
+            x = tf.reshape(tf.linspace(2.0, -2.0, 12), (3, 4))
+            y = tf.fill((3, 4), 0.5)
+            assert timed(tf.math.subtract, x, y).numpy().tolist() == (x - y).numpy().tolist()  # input order
+            out = timed(tf.math.top_k, x, k=2)
+            want = tf.math.top_k(x, k=2)
+            assert out.values.numpy().tolist() == want.values.numpy().tolist()
+            assert out.indices.numpy().tolist() == want.indices.numpy().tolist()
+
+        def test_no_lowering(device, timed):
+            timed(tf.linalg.det, tf.eye(3) + 1)
+        """
+_TORCH_CONVERTS = """\
+        import torch
+
+        def test_converts(device, timed):
+            x = torch.linspace(-2, 2, 12).reshape(3, 4)
+            y = torch.full((3, 4), 0.5)
+            assert torch.equal(timed(torch.sub, x, y), x - y)  # input order
+            assert torch.allclose(timed(torch.tanh, x), torch.tanh(x), atol=1e-6)
+
+        def test_no_lowering(device, timed):
+            x = torch.linspace(-2, 2, 12).reshape(3, 4)
+            {body}
+        """
+CASES = {
+    ("tensorflow", "litert"): _TF_CONVERTS,
+    ("tensorflow", "litert_flex"): _TF_CONVERTS,
+    ("torch", "litert"): _TORCH_CONVERTS.format(body="timed(torch.cumprod, x, 1)"),
+    ("torch", "executorch"): _TORCH_CONVERTS.format(body="timed(torch.sort, x, 1)"),
+    ("torch", "executorch_xnnpack"): _TORCH_CONVERTS.format(
+        body="assert torch.allclose(timed(lambda a: a @ a.T, x), x @ x.T, atol=1e-5)"
+    ),
+}
+
+# What the subtest that cannot go all the way records: (outcome, error_type, words of its message,
+# host_fallback_ops).
+NO_LOWERING = {
+    ("tensorflow", "litert"): ("failed", "ConvertError", "TF Select ops: MatrixDeterminant", []),
+    ("tensorflow", "litert_flex"): (
+        "failed",
+        "RuntimeLoadError",
+        "needs the Flex delegate (Select TF ops: FlexMatrixDeterminant x1)",
+        ["FlexMatrixDeterminant"],
+    ),
+    ("torch", "litert"): ("failed", "ConvertError", "Lowering not found: aten.cumprod.default", []),
+    ("torch", "executorch"): ("failed", "RuntimeLoadError", "OperatorMissing", []),
+    ("torch", "executorch_xnnpack"): (
+        "host_fallback",
+        "HostFallback",
+        "aten_mm_default",
+        ["aten_mm_default"],
+    ),
+}
+
+
+@pytest.mark.parametrize(("framework", "device"), sorted(PACKAGES))
+def test_a_case_runs_end_to_end_on_the_path(framework: str, device: str, case_repo) -> None:
+    """Through the real runner (worker, harness, supervisor): the runs row names the path, its
+    compiler and runtime and their versions; a function that converts matches eager and passes as
+    `compiled`; one the path cannot take all the way is recorded with its stage and ops."""
+    _needs(framework, device)
+    from portability_data.runner.spec import Paths, RunSpec
+    from portability_data.runner.supervisor import run
+
+    case_repo.add(framework, "edge_path", CASES[(framework, device)])
+    paths = Paths.under(case_repo.root)
+    spec = RunSpec(framework=framework, device=device, mode="compiled", repeats=1, timeout_s=600)
+    run_id = run(spec, paths, log=lambda message: None)
+    row = pq.read_table(paths.runs_dir / "portability" / f"{run_id}.parquet").to_pylist()[0]
+    path = devices.path_named(device)
+    assert (row["device"], row["mode"], row["status"]) == (device, "compiled", "complete")
+    assert (row["compiler"], row["runtime"]) == (path.compiler(framework, "compiled"), path.runtime)
+    assert row["driver"].startswith(f"{path.runtime} ")  # litert 2.3.0 (...), executorch 1.5.1 (...)
+    shard = pq.read_table(paths.results_dir / "portability" / f"{run_id}.parquet").to_pylist()
+    results = {r["subtest"]: r for r in shard}
+    converted = results["test_converts"]
+    assert (converted["outcome"], converted["execution"]) == ("passed", "compiled"), converted[
+        "error_message"
+    ]
+    assert converted["device_compiles"] >= 2 and converted["host_fallback_ops"] == []
+    assert (converted["compiler"], converted["runtime"]) == (row["compiler"], row["runtime"])
+    outcome, error_type, words, ops = NO_LOWERING[(framework, device)]
+    failed = results["test_no_lowering"]
+    assert (failed["outcome"], failed["error_type"]) == (outcome, error_type), failed["error_message"]
+    assert words in failed["error_message"]
+    assert failed["host_fallback_ops"] == ops
