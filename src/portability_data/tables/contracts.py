@@ -82,6 +82,8 @@ DEVICES = (
     "litert_flex",
     "executorch",
     "executorch_xnnpack",
+    "iree",
+    "iree_torch_mlir",
 )
 COMPILER_DOC = (
     "compiled mode's compiler: inductor, openxla (torch.compile's backends), xla (jax.jit, "

@@ -1,0 +1,466 @@
+"""The IREE path (issue 53): the function under test lowered to MLIR by its framework's exporter,
+compiled by IREE for the host CPU (llvm-cpu, `--iree-llvmcpu-target-cpu=host`) and run in the IREE
+runtime (`local-task` driver). StableHLO is the portable layer here: JAX exports it natively, and
+it outlives torch_xla (whose last release, 2.9, follows torch 2.9 only).
+
+JAX: `jax.export.export(jax.jit(fn))` on the example arrays' shapes and dtypes gives a StableHLO
+module (`Exported.mlir_module()`), compiled with `input_type="stablehlo"`.
+
+torch: iree-turbine's AOT export: `torch.export.export` of the function (wrapped in a module whose
+forward returns its outputs flat), then `iree.turbine.aot.export` of that program (turbine's
+decompositions, its FX importer to the `torch` MLIR dialect), compiled with `input_type="torch"`
+(IREE's own torch-dialect lowering). The second PyTorch route, through torch-mlir's StableHLO
+lowering, is the `iree_torch_mlir` path (iree_torch_mlir.py), so the two can be compared.
+
+Compiled mode only: `compile(fn)` returns a call that builds one IREE module per input signature
+(the harness binds every other argument as a constant), runs its `main` and returns the framework's
+own arrays, so the census compares each result with the framework's eager CPU result on the same
+sample (the differential oracle). Eager mode runs nothing through IREE: refused.
+
+A failure names its stage (results.error_type): `ExportError` (jax.export / torch.export could not
+capture the function), `LowerError` (the capture could not be imported or lowered to the MLIR IREE
+takes: turbine's importer, torch-mlir's StableHLO lowering), `CompileError` (iree-compile refused
+the module; the ops it names, e.g. `'torch.aten.linalg_eig'` or a `stablehlo.custom_call` target,
+come first in the message), `RuntimeLoadError` (the runtime refused the compiled module),
+`RuntimeRunError` (invoking it raised, or its outputs could not come back). `device_compiles`
+counts IREE modules built.
+
+The packages are the `iree` extra (pip install -e ".[iree]": iree-base-compiler, iree-base-runtime,
+iree-turbine, torch-mlir; they fit beside the pinned stack); their versions go in the runs row.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from portability_data.runner.backends import (
+    CompiledCall,
+    DeviceEvents,
+    DeviceUnavailableError,
+    JaxBackend,
+    TorchBackend,
+    cpu_model,
+)
+from portability_data.runner.devices import DevicePath
+
+INSTALL = (
+    'pip install -e ".[iree]" (iree-base-compiler, iree-base-runtime, iree-turbine, torch-mlir; '
+    "pinned in pyproject.toml)"
+)
+TARGET = "llvm-cpu"
+TARGET_CPU = "host"
+DRIVER = "local-task"
+COMPILE_FLAGS = (f"--iree-llvmcpu-target-cpu={TARGET_CPU}",)
+DISTRIBUTIONS = ("iree-base-compiler", "iree-base-runtime", "iree-turbine", "torch-mlir")
+COMPILED_ONLY = (
+    "the {device} path compiles the function with IREE and runs it in the IREE runtime: it has "
+    "compiled mode only (eager mode would run nothing through IREE); use --mode compiled"
+)
+
+
+class StageError(RuntimeError):
+    """A stage of the path failed; the message names the stage, its tool and its own error."""
+
+    stage = ""
+
+    def __init__(
+        self, tool: str, error: BaseException | str, source: str = "", diagnostics: tuple[str, ...] = ()
+    ) -> None:
+        text = _summary(error, source, diagnostics) if isinstance(error, BaseException) else error
+        super().__init__(f"{self.stage} ({tool}): {text}")
+
+
+class ExportError(StageError):
+    """The framework's exporter (jax.export, torch.export) could not capture the function."""
+
+    stage = "export failed"
+
+
+class LowerError(StageError):
+    """The captured program could not be imported or lowered to the MLIR dialect IREE takes."""
+
+    stage = "lowering to MLIR failed"
+
+
+class CompileError(StageError):
+    """iree-compile refused the module (an op or dtype it cannot lower for llvm-cpu)."""
+
+    stage = "iree-compile failed"
+
+
+class RuntimeLoadError(StageError):
+    """The IREE runtime could not load the compiled module."""
+
+    stage = "iree runtime could not load the module"
+
+
+class RuntimeRunError(StageError):
+    """The IREE runtime loaded the module, and invoking it raised."""
+
+    stage = "iree runtime failed running the module"
+
+
+# MLIR diagnostics name the op they refuse: "failed to legalize operation 'stablehlo.custom_call'"
+# (its target: call_target_name = "lapack_sgeev_ffi"), "'torch.operator' ... name = "torch.aten.i0"",
+# "error: 'stablehlo.fft' op ...".
+_REFUSED = re.compile(
+    r"failed to legalize (?:operation|unresolved materialization)[^']*'([\w.]+)'|error: '([\w.]+)' op"
+)
+_OPERATOR_NAME = re.compile(r'"torch\.operator"[^\n]*?name = "([\w.]+)"')
+_CUSTOM_CALL = re.compile(r'call_target_name = "([\w.]+)"')
+_STDIN_LINE = re.compile(r"<stdin>:(\d+):\d+: error: failed to legalize operation '(torch\.constant\.\w+)'")
+_LOCATION = re.compile(
+    r'(?:loc\([^\n]*?\)|"[^"\n]*\.py":\d+:\d+|[^\s"]+\.py:\d+:\d+|<stdin>:\d+:\d+|-:\d+:\d+):?\s*'
+)
+
+
+def _ops_named(text: str, source: str = "") -> list[str]:
+    """The ops a failure's diagnostics name, in order of first mention: `torch.operator` by the op it
+    stands for, a custom call with its target; a torch constant left behind (IREE names the
+    constant, not the op that would have consumed it) by the ops of `source` that use it."""
+    found: dict[str, None] = {}
+    for line in text.splitlines():
+        for match in _REFUSED.finditer(line):
+            op = match.group(1) or match.group(2)
+            if op == "torch.operator" and (name := _OPERATOR_NAME.search(line)):
+                op = name.group(1)
+            elif op == "stablehlo.custom_call" and (target := _CUSTOM_CALL.search(line)):
+                op = f"stablehlo.custom_call @{target.group(1)}"
+            found.setdefault(op, None)
+    if source and found and all(op.startswith("torch.constant.") for op in found):
+        users = _constant_users(text, source) or _torch_ops_left(source)
+        if users:
+            return users
+    return list(found)
+
+
+def _constant_users(text: str, source: str) -> list[str]:
+    """The torch ops of `source` (the module given to iree-compile) that consume a constant the
+    diagnostics name by its line (`<stdin>:4:14`): the op IREE could not lower."""
+    lines = source.splitlines()
+    users: dict[str, None] = {}
+    for match in _STDIN_LINE.finditer(text):
+        number = int(match.group(1)) - 1
+        if not 0 <= number < len(lines) or "=" not in lines[number]:
+            continue
+        value = lines[number].split("=", 1)[0].strip()
+        for line in lines[number + 1 :]:
+            op = re.search(r"= (torch\.aten\.[\w.]+)", line)
+            if op and re.search(re.escape(value) + r"\b", line):
+                users.setdefault(op.group(1), None)
+    return list(users)
+
+
+def _torch_ops_left(source: str) -> list[str]:
+    """The torch ops still in a module a lowering gave up on (torch-mlir leaves it half converted):
+    those it could not convert."""
+    return list(dict.fromkeys(re.findall(r"= (torch\.aten\.[\w.]+)", source)))
+
+
+def _summary(error: BaseException, source: str = "", diagnostics: tuple[str, ...] = ()) -> str:
+    """The error's type, the ops its diagnostics name, and its first error lines (MLIR's source
+    locations, the printed op and the compiler's command line dropped)."""
+    text = "\n".join((str(error), *diagnostics))
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    errors = [_LOCATION.sub("", line).split(": %", 1)[0] for line in lines if "error:" in line]
+    errors = list(dict.fromkeys(errors))
+    body = "; ".join(errors[:2]) if errors else " ".join(_LOCATION.sub("", line) for line in lines[:2])
+    ops = _ops_named(text, source)
+    named = f"op(s) {', '.join(ops[:4])}: " if ops else ""
+    return f"{type(error).__name__}: {named}{body[:500]}"
+
+
+def _versions() -> dict[str, str]:
+    from importlib import metadata
+
+    found = {}
+    for name in DISTRIBUTIONS:
+        try:
+            found[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            found[name] = "missing"
+    return found
+
+
+def _refuse_eager(device: str) -> None:
+    mode = os.environ.get("PORTABILITY_MODE", "eager")
+    if mode != "compiled":
+        raise DeviceUnavailableError(f"device {device} in {mode} mode: {COMPILED_ONLY.format(device=device)}")
+
+
+def _require(device: str, *modules: str) -> None:
+    import importlib
+
+    for name in ("iree.compiler", "iree.runtime", *modules):
+        try:
+            importlib.import_module(name)
+        except ImportError as exc:
+            raise DeviceUnavailableError(
+                f"device {device} requested but {name} is missing ({exc}): {INSTALL}"
+            ) from None
+
+
+class IreeModule:
+    """One compiled IREE module, loaded in its own context, its `main` ready to invoke."""
+
+    def __init__(self, tool: str, mlir: str, input_type: str, config: Any) -> None:
+        import iree.compiler
+        import iree.runtime
+
+        try:
+            self.vmfb = iree.compiler.compile_str(
+                mlir, target_backends=[TARGET], input_type=input_type, extra_args=list(COMPILE_FLAGS)
+            )
+        except Exception as error:
+            raise CompileError(tool, error, source=mlir) from error
+        try:
+            context = iree.runtime.SystemContext(config=config)
+            module = iree.runtime.VmModule.copy_buffer(context.instance, self.vmfb)
+            context.add_vm_module(module)
+            self.main = context.modules[module.name]["main"]
+        except Exception as error:
+            raise RuntimeLoadError(tool, error) from error
+        self.context = context
+
+    def __call__(self, tool: str, inputs: list) -> list:
+        """The module's outputs for the NumPy inputs, as NumPy arrays (copied off the runtime)."""
+        import numpy as np
+
+        try:
+            result = self.main(*inputs)
+            outputs = result if isinstance(result, (tuple, list)) else [result]
+            return [np.array(o.to_host() if hasattr(o, "to_host") else o) for o in outputs]
+        except Exception as error:
+            raise RuntimeRunError(tool, error) from error
+
+
+class _IreeCall(CompiledCall):
+    """The path's compiled call: one IREE module per input signature. The whole function is one
+    module or the call raises, so its execution is `compiled`."""
+
+    tool = ""
+
+    def __init__(self, backend: Any, fn: Callable[..., Any]) -> None:
+        super().__init__(fn)
+        self.backend, self.fn = backend, fn
+        self.built: dict[Any, Any] = {}
+
+    def __call__(self, *arrays: Any) -> Any:
+        leaves, tree = self.flatten(arrays)
+        key = str(tree), tuple((tuple(a.shape), str(a.dtype)) for a in leaves)
+        if key not in self.built:
+            self.backend.modules += 1
+            self.built[key] = self.build(arrays)
+        module, out_tree = self.built[key]
+        outputs = module(self.tool, [self.to_numpy(leaf) for leaf in leaves])
+        try:
+            return self.unflatten(out_tree, [self.from_numpy(o) for o in outputs])
+        except Exception as error:
+            raise RuntimeRunError(self.tool, error) from error
+
+    def flatten(self, arrays: tuple) -> tuple[list, Any]:
+        raise NotImplementedError
+
+    def unflatten(self, tree: Any, leaves: list) -> Any:
+        raise NotImplementedError
+
+    def build(self, arrays: tuple) -> tuple[IreeModule, Any]:
+        raise NotImplementedError
+
+    def to_numpy(self, leaf: Any) -> Any:
+        raise NotImplementedError
+
+    def from_numpy(self, array: Any) -> Any:
+        raise NotImplementedError
+
+
+class _IreeBackendMixin:
+    counts_device_events = True
+    modes = ("compiled",)  # `portability devices` shows it; the backend refuses eager (_refuse_eager)
+    modules = 0
+    route = ""  # how the framework reaches IREE, for the runs row's build facts
+
+    def runtime_config(self) -> Any:
+        import iree.runtime
+
+        if getattr(self, "_config", None) is None:
+            self._config = iree.runtime.Config(DRIVER)
+        return self._config
+
+    @contextlib.contextmanager
+    def observe(self, events: DeviceEvents, timed: bool) -> Iterator[None]:
+        modules = self.modules
+        try:
+            yield
+        finally:
+            built = self.modules - modules
+            events.compiles += built
+            events.compiles_timed += built if timed else 0
+
+    def describe(self) -> str:
+        return f"{cpu_model()} (iree {TARGET}, {DRIVER})"
+
+    def driver(self) -> str | None:
+        versions = _versions()
+        return (
+            f"iree compiler {versions['iree-base-compiler']} runtime {versions['iree-base-runtime']} "
+            f"({TARGET}, {DRIVER})"
+        )
+
+    def device_facts(self) -> dict[str, Any]:
+        return {
+            "runtime": "iree",
+            **_versions(),
+            "iree_target_backend": TARGET,
+            "iree_target_cpu": TARGET_CPU,
+            "iree_driver": DRIVER,
+            "iree_compile_flags": list(COMPILE_FLAGS),
+            "route": self.route,
+        }
+
+
+# -------------------------------------------------------------------------------------------- JAX
+
+
+class _JaxIreeCall(_IreeCall):
+    tool = "jax.export"
+
+    def flatten(self, arrays: tuple) -> tuple[list, Any]:
+        return self.backend.jax.tree_util.tree_flatten(arrays)
+
+    def unflatten(self, tree: Any, leaves: list) -> Any:
+        return self.backend.jax.tree_util.tree_unflatten(tree, leaves)
+
+    def to_numpy(self, leaf: Any) -> Any:
+        import numpy as np
+
+        return np.asarray(leaf)
+
+    def from_numpy(self, array: Any) -> Any:
+        return self.backend.jax.device_put(array, self.backend.handle())
+
+    def build(self, arrays: tuple) -> tuple[IreeModule, Any]:
+        jax = self.backend.jax
+        leaves, tree = jax.tree_util.tree_flatten(arrays)
+        fn = self.fn
+
+        def flat(*values: Any) -> Any:  # one array per input, as the module's `main` takes them
+            return fn(*jax.tree_util.tree_unflatten(tree, values))
+
+        try:
+            exported = jax.export.export(jax.jit(flat))(
+                *[jax.ShapeDtypeStruct(a.shape, a.dtype) for a in leaves]
+            )
+            mlir = exported.mlir_module()
+        except Exception as error:
+            raise ExportError(self.tool, error) from error
+        module = IreeModule(self.tool, mlir, "stablehlo", self.backend.runtime_config())
+        return module, exported.out_tree
+
+
+class JaxIree(_IreeBackendMixin, JaxBackend):
+    platform = "cpu"
+    compiler = "jax.export"
+    route = "jax.export (StableHLO) -> iree-compile --iree-input-type=stablehlo"
+
+    def __init__(self, device: str) -> None:
+        _refuse_eager(device)
+        _require(device)
+        super().__init__(device)
+
+    def compile(self, fn: Callable[..., Any]) -> CompiledCall:
+        return _JaxIreeCall(self, fn)
+
+
+# ------------------------------------------------------------------------------------------ torch
+
+
+def _wrapped(torch: Any, fn: Callable[..., Any]) -> Any:
+    """A torch.nn.Module whose forward is the function under test, returning its outputs flat (a
+    tuple of tensors); the structure is kept from the trace (`out_spec`) for the outputs."""
+    from torch.utils import _pytree as pytree
+
+    class FunctionUnderTest(torch.nn.Module):
+        out_spec: Any = None
+
+        def forward(self, *args: Any) -> Any:
+            leaves, spec = pytree.tree_flatten(fn(*args))
+            type(self).out_spec = spec
+            return tuple(leaves)
+
+    return FunctionUnderTest().eval()
+
+
+class _TorchIreeCall(_IreeCall):
+    """torch.export of the function, then the backend's lowering (`lower`) to MLIR for IREE."""
+
+    def flatten(self, arrays: tuple) -> tuple[list, Any]:
+        from torch.utils import _pytree as pytree
+
+        return pytree.tree_flatten(arrays)
+
+    def unflatten(self, tree: Any, leaves: list) -> Any:
+        from torch.utils import _pytree as pytree
+
+        return pytree.tree_unflatten(leaves, tree)
+
+    def to_numpy(self, leaf: Any) -> Any:
+        return leaf.detach().contiguous().numpy()
+
+    def from_numpy(self, array: Any) -> Any:
+        return self.backend.torch.from_numpy(array)
+
+    def build(self, arrays: tuple) -> tuple[IreeModule, Any]:
+        torch = self.backend.torch
+        module = _wrapped(torch, self.fn)
+        try:
+            exported = torch.export.export(module, tuple(arrays))
+        except Exception as error:
+            raise ExportError("torch.export", error) from error
+        try:
+            mlir = self.backend.lower(exported)
+        except LowerError:
+            raise
+        except Exception as error:
+            raise LowerError(self.backend.compiler, error) from error
+        backend = self.backend
+        compiled = IreeModule(backend.compiler, mlir, backend.input_type, backend.runtime_config())
+        return compiled, module.out_spec
+
+
+class TorchIreeTurbine(_IreeBackendMixin, TorchBackend):
+    device_type = "cpu"
+    compiler = "iree.turbine"  # torch.export -> iree.turbine.aot.export (torch dialect) -> iree-compile
+    input_type = "torch"
+    route = "torch.export -> iree.turbine.aot.export (torch dialect) -> iree-compile --iree-input-type=torch"
+
+    def find_device(self) -> None:
+        _refuse_eager(self.device)
+        _require(self.device, "iree.turbine.aot")
+
+    def lower(self, exported: Any) -> str:
+        from iree.turbine import aot
+
+        return str(aot.export(exported).mlir_module)
+
+    def compile(self, fn: Callable[..., Any]) -> CompiledCall:
+        return _TorchIreeCall(self, fn)
+
+
+PATH = DevicePath(
+    name="iree",
+    summary="compiled by IREE for the host CPU (llvm-cpu) and run in the IREE runtime: JAX through "
+    "jax.export (StableHLO), PyTorch through iree-turbine's AOT export; compiled mode only",
+    backends={"jax": JaxIree, "torch": TorchIreeTurbine},
+    needs=f"the iree extra: {INSTALL}",
+    not_served={
+        "tensorflow": "TensorFlow reaches StableHLO through its XLA bridge (tf.mlir / tf2xla), not built "
+        "here (issue 53)"
+    },
+    what_to_do=f"run it in compiled mode (--mode compiled) with IREE installed: {INSTALL}",
+    runtime="iree",
+)
