@@ -34,6 +34,7 @@ from __future__ import annotations
 import contextlib
 import os
 import re
+import signal
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -171,6 +172,14 @@ def _summary(error: BaseException, source: str = "", diagnostics: tuple[str, ...
     body = "; ".join(errors[:2]) if errors else " ".join(_LOCATION.sub("", line) for line in lines[:2])
     ops = _ops_named(text, source)
     named = f"op(s) {', '.join(ops[:4])}: " if ops else ""
+    crashed = re.search(r"Error code: -(\d+)", text)
+    if crashed and not errors:  # the compiler died of a signal, with no diagnostic before it
+        number = int(crashed.group(1))
+        try:
+            name = signal.Signals(number).name
+        except ValueError:
+            name = f"signal {number}"
+        body = f"iree-compile crashed ({name}, no diagnostic)"
     return f"{type(error).__name__}: {named}{body[:500]}"
 
 

@@ -1,0 +1,186 @@
+"""The IREE paths (issue 53): iree (JAX through jax.export's StableHLO, PyTorch through iree-turbine's
+AOT export; compiled by IREE for llvm-cpu and run in its runtime) and iree_torch_mlir (PyTorch through
+torch-mlir's StableHLO lowering, the same compiler and runtime). Each runs a curated-style case end
+to end through the real runner: a function that compiles and matches the framework's eager result,
+and one that fails with its stage and the op refused named. Compiled mode only: eager is refused
+with what to do; a missing package says what to install.
+
+The packages are the `iree` extra, in `.[all]`: a test here is skipped only where its package is not
+installed, and says which; under CI (CI=true, .ci/run) a missing package fails instead."""
+
+from __future__ import annotations
+
+import importlib
+import os
+import sys
+
+import pyarrow.parquet as pq
+import pytest
+
+from portability_data.runner import devices
+from portability_data.runner.backends import DeviceUnavailableError
+from portability_data.tables import contracts
+
+PACKAGES = {
+    ("jax", "iree"): ("iree.compiler", "iree.runtime"),
+    ("torch", "iree"): ("iree.compiler", "iree.runtime", "iree.turbine.aot"),
+    ("torch", "iree_torch_mlir"): ("iree.compiler", "iree.runtime", "torch_mlir.fx"),
+}
+
+
+def _needs(framework: str, device: str) -> None:
+    for name in PACKAGES[(framework, device)]:
+        if os.environ.get("CI"):
+            importlib.import_module(name)  # CI installs .[all]: a missing package fails, never skips
+        else:
+            pytest.importorskip(name, reason=f"{name} is not installed (the {device} path's iree extra)")
+
+
+def test_the_paths_are_registered_compiled_only_with_their_runtime() -> None:
+    assert {"iree", "iree_torch_mlir"} <= set(contracts.DEVICES)
+    iree, torch_mlir = devices.path_named("iree"), devices.path_named("iree_torch_mlir")
+    assert (iree.runtime, torch_mlir.runtime) == ("iree", "iree")
+    assert devices.compiler_of("jax", "iree", "compiled") == "jax.export"
+    assert devices.compiler_of("torch", "iree", "compiled") == "iree.turbine"
+    assert devices.compiler_of("torch", "iree_torch_mlir", "compiled") == "torch_mlir"
+    for path in (iree, torch_mlir):
+        assert all(backend.modes == ("compiled",) for backend in path.backends.values())
+    with pytest.raises(DeviceUnavailableError, match="JAX exports StableHLO itself"):
+        devices.backend_for("jax", "iree_torch_mlir")
+    with pytest.raises(DeviceUnavailableError, match="TensorFlow"):
+        devices.backend_for("tensorflow", "iree")
+
+
+@pytest.mark.parametrize(("framework", "device"), sorted(PACKAGES))
+def test_eager_mode_is_refused_with_what_to_do(framework: str, device: str, monkeypatch) -> None:
+    _needs(framework, device)
+    monkeypatch.setenv("PORTABILITY_MODE", "eager")
+    with pytest.raises(DeviceUnavailableError, match=r"compiled mode only .*use --mode compiled"):
+        devices.backend_for(framework, device)
+
+
+@pytest.mark.parametrize(
+    ("framework", "device", "missing"),
+    [
+        ("jax", "iree", "iree.compiler"),
+        ("torch", "iree", "iree.turbine.aot"),
+        ("torch", "iree_torch_mlir", "torch_mlir.fx"),
+    ],
+)
+def test_a_missing_package_names_what_to_install(framework, device, missing, monkeypatch) -> None:
+    importlib.import_module(framework)  # the framework itself is pinned: only the path's package is absent
+    monkeypatch.setenv("PORTABILITY_MODE", "compiled")
+    monkeypatch.setitem(sys.modules, missing, None)  # `import <missing>` raises ImportError
+    with pytest.raises(
+        DeviceUnavailableError, match=rf"{missing} is missing .*pip install -e \"\.\[iree\]\""
+    ):
+        devices.backend_for(framework, device)
+
+
+CASES = {
+    ("jax", "iree"): """\
+        import jax.numpy as jnp
+        import numpy as np
+
+        def test_compiles(device, timed):
+            x = jnp.linspace(2.0, -2.0, 12).reshape(3, 4)
+            np.testing.assert_array_equal(timed(jnp.sort, x, axis=1), jnp.sort(x, axis=1))
+            values, indices = timed(lambda a: (jnp.cumsum(a, 0), jnp.argmax(a, 1)), x)
+            np.testing.assert_allclose(values, jnp.cumsum(x, 0), rtol=1e-6)
+            np.testing.assert_array_equal(indices, jnp.argmax(x, 1))
+
+        def test_no_lowering(device, timed):
+            timed(jnp.linalg.eig, jnp.eye(3) + 1)
+        """,
+    ("torch", "iree"): """\
+        import torch
+
+        def test_compiles(device, timed):
+            x = torch.linspace(-2, 2, 12).reshape(3, 4).flip(1)
+            out = timed(torch.sort, x, 1)
+            want = torch.sort(x, 1)
+            assert torch.equal(out.values, want.values) and torch.equal(out.indices, want.indices)
+            assert torch.allclose(timed(torch.cumprod, x, 0), torch.cumprod(x, 0))
+
+        def test_no_lowering(device, timed):
+            timed(torch.linalg.eig, torch.eye(3) + 1)
+        """,
+    ("torch", "iree_torch_mlir"): """\
+        import torch
+
+        def test_compiles(device, timed):
+            x = torch.linspace(-2, 2, 12).reshape(3, 4).flip(1)
+            out = timed(torch.sort, x, 1)
+            want = torch.sort(x, 1)
+            assert torch.equal(out.values, want.values) and torch.equal(out.indices, want.indices)
+
+        def test_no_lowering(device, timed):
+            x = torch.linspace(-2, 2, 12).reshape(3, 4)
+            assert torch.allclose(timed(torch.cumprod, x, 0), torch.cumprod(x, 0))
+        """,
+}
+
+# What the subtest that cannot go all the way records: (error_type, words of its message). The two
+# PyTorch routes part on cumprod: IREE's torch-dialect lowering has it, torch-mlir's StableHLO has not.
+NO_LOWERING = {
+    ("jax", "iree"): ("CompileError", "op(s) stablehlo.custom_call @lapack_sgeev_ffi"),
+    ("torch", "iree"): ("CompileError", "op(s) torch.aten.linalg_eig"),
+    ("torch", "iree_torch_mlir"): ("LowerError", "op(s) torch.aten.cumprod"),
+}
+
+
+@pytest.mark.parametrize(("framework", "device"), sorted(PACKAGES))
+def test_a_case_runs_end_to_end_on_the_path(framework: str, device: str, case_repo) -> None:
+    """Through the real runner (worker, harness, supervisor): the runs row names the path, its
+    compiler, runtime and IREE's versions; a function that compiles matches eager and passes as
+    `compiled` with its modules counted; one the path cannot take is recorded with its stage and op."""
+    _needs(framework, device)
+    from importlib import metadata
+
+    from portability_data.runner.spec import Paths, RunSpec
+    from portability_data.runner.supervisor import run
+
+    case_repo.add(framework, "iree_path", CASES[(framework, device)])
+    paths = Paths.under(case_repo.root)
+    spec = RunSpec(framework=framework, device=device, mode="compiled", repeats=1, timeout_s=600)
+    run_id = run(spec, paths, log=lambda message: None)
+    row = pq.read_table(paths.runs_dir / "portability" / f"{run_id}.parquet").to_pylist()[0]
+    path = devices.path_named(device)
+    assert (row["device"], row["mode"], row["status"]) == (device, "compiled", "complete")
+    assert (row["compiler"], row["runtime"]) == (path.compiler(framework, "compiled"), "iree")
+    versions = metadata.version("iree-base-compiler"), metadata.version("iree-base-runtime")
+    assert row["driver"] == f"iree compiler {versions[0]} runtime {versions[1]} (llvm-cpu, local-task)"
+    assert "llvm-cpu" in row["device_model"]
+    shard = pq.read_table(paths.results_dir / "portability" / f"{run_id}.parquet").to_pylist()
+    results = {r["subtest"]: r for r in shard}
+    compiled = results["test_compiles"]
+    assert (compiled["outcome"], compiled["execution"]) == ("passed", "compiled"), compiled["error_message"]
+    assert compiled["device_compiles"] >= 1 and compiled["host_fallback_ops"] == []
+    assert (compiled["compiler"], compiled["runtime"]) == (row["compiler"], row["runtime"])
+    error_type, words = NO_LOWERING[(framework, device)]
+    failed = results["test_no_lowering"]
+    assert (failed["outcome"], failed["error_type"]) == ("failed", error_type), failed["error_message"]
+    assert words in failed["error_message"]
+    assert failed["failure_category"] == "not_implemented"
+
+
+def test_the_op_refused_is_named_not_the_constant_iree_reports() -> None:
+    """iree-compile reports the torch constant an unlowered op consumes ("failed to legalize
+    operation 'torch.constant.int'"); the message names the op that uses it, found in the source."""
+    from portability_data.runner.devices.iree import _ops_named
+
+    source = """module @module {
+  func.func @main(%arg0: !torch.vtensor<[3,4],f32>) -> !torch.vtensor<[3,4],complex<f32>> {
+    %none = torch.constant.none
+    %int-1 = torch.constant.int -1
+    %0 = torch.aten.fft_fft %arg0, %none, %int-1, %none : !torch.vtensor<[3,4],f32>
+    return %0 : !torch.vtensor<[3,4],complex<f32>>
+  }
+}"""
+    diagnostics = "<stdin>:4:14: error: failed to legalize operation 'torch.constant.int': %0 = ..."
+    assert _ops_named(diagnostics, source) == ["torch.aten.fft_fft"]
+    custom = (
+        "error: failed to legalize operation 'stablehlo.custom_call': %6:5 = "
+        '"stablehlo.custom_call"(%arg0) <{call_target_name = "lapack_sgeev_ffi"}>'
+    )
+    assert _ops_named(custom) == ["stablehlo.custom_call @lapack_sgeev_ffi"]
