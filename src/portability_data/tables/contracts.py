@@ -92,7 +92,7 @@ COMPILER_DOC = (
 )
 RUNTIME_DOC = (
     "the runtime that executed the exported program where it is not the framework's own (e.g. "
-    "onnxruntime, litert, executorch); null: the framework's own runtime"
+    "onnxruntime, litert, executorch, iree); null: the framework's own runtime"
 )
 MODES = ("eager", "compiled")
 API_KINDS = ("function", "builtin", "class", "method")
