@@ -184,3 +184,22 @@ def test_the_op_refused_is_named_not_the_constant_iree_reports() -> None:
         '"stablehlo.custom_call"(%arg0) <{call_target_name = "lapack_sgeev_ffi"}>'
     )
     assert _ops_named(custom) == ["stablehlo.custom_call @lapack_sgeev_ffi"]
+
+
+def test_the_reports_xla_section_says_torch_xla_ends_at_2_9_and_which_path_follows(repo_root) -> None:
+    """The XLA section of the report (report/host_fallback.py) states plainly where torch_xla ends
+    and names the path that follows PyTorch past it; its link reaches the docs' section."""
+    import re
+
+    from portability_data.report.host_fallback import TORCH_XLA_ENDS
+
+    assert TORCH_XLA_ENDS.startswith("torch_xla ends at 2.9")
+    assert "`iree` device" in TORCH_XLA_ENDS and "iree-turbine" in TORCH_XLA_ENDS
+    anchor = re.search(r"DEVICE_PATHS\.md#([\w-]+)\)", TORCH_XLA_ENDS).group(1)
+    headings = (repo_root / "docs" / "DEVICE_PATHS.md").read_text().splitlines()
+    slugs = {
+        re.sub(r"[^\w\- ]", "", line.lstrip("#").strip().lower()).replace(" ", "-")
+        for line in headings
+        if line.startswith("#")
+    }
+    assert anchor in slugs

@@ -335,6 +335,21 @@ def headline_metrics(summary: pd.DataFrame) -> dict[str, Any]:
     }
 
 
+# Where the XLA path ends (issue 53). Facts: PyPI's torch_xla releases stop at 2.9.0, which requires
+# torch 2.9; torch_xla's README announces TorchTPU to replace it; AWS's Neuron release notes name
+# PyTorch 2.9 as the last version on PyTorch/XLA. The path that follows: runner/devices/iree.py.
+TORCH_XLA_ENDS = (
+    "torch_xla ends at 2.9: its last release, 2.9.0, follows torch 2.9 only, its README announces a "
+    "new stack (TorchTPU) to replace it, and AWS's Neuron notes name PyTorch 2.9 as the last version "
+    "on PyTorch/XLA, so this path cannot follow torch 2.10 and later (these XLA rows are torch 2.9's). "
+    "The path that follows PyTorch past it is StableHLO -> IREE: the `iree` device (torch.export -> "
+    "iree-turbine -> IREE's llvm-cpu compiler and runtime, on the pinned torch), with `iree_torch_mlir` "
+    "(torch-mlir's StableHLO) as a second route and JAX's own StableHLO export on `iree` beside them "
+    "([docs/DEVICE_PATHS.md, The IREE paths]"
+    "(../docs/DEVICE_PATHS.md#the-iree-paths-issue-53-built-2026-12-05))."
+)
+
+
 def host_fallback_section(
     data_dir: Path, changes: pd.DataFrame | None = None, moves: pd.DataFrame | None = None
 ) -> tuple[Section, dict[str, Any]] | None:
@@ -354,7 +369,8 @@ def host_fallback_section(
         "every new shape: most of the study's TPU slowdowns. Per XLA setting, the subtests that ran "
         "with an op on the host, the ops that fell back and the compilations, then and now. Our xla "
         "device is XLA's CPU backend, not a TPU. How it is counted: "
-        "[docs/METHOD.md, Host fallback on the XLA path](../docs/METHOD.md#host-fallback-on-the-xla-path)."
+        "[docs/METHOD.md, Host fallback on the XLA path](../docs/METHOD.md#host-fallback-on-the-xla-path). "
+        + TORCH_XLA_ENDS
     )
     section = Section(
         "Host fallback on the XLA path (PyTorch/XLA without a TPU)",
