@@ -115,9 +115,11 @@ def test_an_eager_census_run_measures_each_pair(tmp_path: Path) -> None:
         "test_entry[add-int8]",
     }
     abs_ = by_subtest.loc["test_entry[abs-float32]"]
-    assert (abs_["outcome"], abs_["oracle"], abs_["samples"], abs_["case_id"]) == (
+    # lax.abs is held to numpy.abs on the same host arrays (REFERENCES of test_harnesses.py)
+    assert (abs_["outcome"], abs_["oracle"], abs_["samples"], abs_["samples_compared"], abs_["case_id"]) == (
         "passed",
-        "none",
+        "numpy",
+        1,
         1,
         "jax.census.harnesses.abs",
     )

@@ -203,7 +203,8 @@ def test_each_disagreement_is_listed_with_a_reading_of_its_evidence(imported) ->
     assert list(listed.index) == ["abs", "addmm.decomposed"]
     assert listed.loc["abs", "reading"] == "edge input (not among torch_xla's samples)"
     assert listed.loc["addmm.decomposed", "reading"].startswith("within 0.001")
-    assert reading({"status": "ran", "error_message": None}).startswith("ran, nothing compared")
+    assert reading({"status": "ran", "error_message": None}).startswith("ran, not every sample compared")
+    assert reading({"status": "no_sample", "error_message": None}).startswith("no sample could be built")
     assert reading({"status": "deviates", "error_message": "x", "max_rel_error": 0.5}) == "deviates"
 
 

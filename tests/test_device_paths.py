@@ -213,8 +213,10 @@ def test_each_carried_digest_is_the_commit_before_the_move_and_the_paths_of_the_
 
 
 def test_the_committed_runs_keep_their_digest_match() -> None:
-    """Every setting the run and census stages measure is covered by the committed runs as they
-    were before the move (nothing to re-measure), and the xla runs of the moved harness stand."""
+    """Every setting the run and census stages measure is covered by the committed runs (today's
+    harness, a digest carried over the move, or an earlier harness params.yaml keeps for the
+    setting: nothing to re-measure), and the newest xla run stands on today's xla harness or one
+    carried to it (xla is measured by hand, in chunks: issue 48's re-measure began 2026-12-05)."""
     import yaml
 
     from portability_data.pipeline import run_stage as stage
@@ -238,5 +240,5 @@ def test_the_committed_runs_keep_their_digest_match() -> None:
                     assert covered.missing == {}, f"{section} {name}: {sorted(covered.missing)[:5]}"
     xla_today = harness_digest(paths.cases_dir, "xla")
     newest = max((r for r in rows if r["device"] == "xla"), key=lambda r: str(r["started_at"]))
-    assert newest["harness_digest"] in carried_digests("xla", xla_today)
+    assert newest["harness_digest"] in (xla_today, *carried_digests("xla", xla_today))
     assert json.loads(newest["case_digests"])

@@ -93,7 +93,8 @@ def explorer_data(knowledge: Knowledge) -> dict:
         for path in knowledge.paths:
             summary[path][statuses.get(path, "not_in_dataset")] += 1
         per_path.append(statuses)
-    framework = {c.function: c.framework for found in knowledge.cells.values() for c in found}
+    # keyed by the canonical function (issue 60): a cell's own `function` is the name it was measured under
+    framework = {name: found[0].framework for name, found in knowledge.cells.items() if found}
     settings = sorted(setting_index, key=setting_index.__getitem__)
     return {
         "statuses": list(SCAN_STATUSES),
