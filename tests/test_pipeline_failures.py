@@ -54,7 +54,8 @@ def test_every_output_persists() -> None:
         for out in spec.get(key, [])
         for path, options in out.items()
     }
-    assert len(flags) == 20
+    assert len(flags) == 21  # every stage's outputs and metrics (explorer's reports/explorer since issue 54)
+    assert ("explorer", "reports/explorer") in flags
     assert [name for name, options in flags.items() if options.get("persist") is not True] == []
 
 

@@ -57,8 +57,9 @@ def test_a_changed_generator_or_ledger_re_measures_the_census_cases_that_import_
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The shared generator makes the inputs of the NumPy namesakes and the TensorFlow mapping, the
-    ledger what their rows say of dtypes: a change to either is a change to those census cases
-    (their digests move, so the run stage re-measures them) and to no other case."""
+    ledger what their rows say of dtypes, the device judge judges every census sample: a change to
+    one is a change to the census cases that import it (their digests move, so the run stage
+    re-measures them) and to no other case."""
     from portability_data.runner import provenance
     from portability_data.runner.spec import Paths
 
@@ -68,7 +69,7 @@ def test_a_changed_generator_or_ledger_re_measures_the_census_cases_that_import_
         copy.write_bytes(original.read_bytes())
         copies.append(copy)
     monkeypatch.setattr(provenance, "CENSUS_INPUT_FILES", tuple(copies))
-    generator, ledger = copies
+    generator, ledger, judge = copies
     paths = Paths.under(REPO_ROOT)
     torch_cases = ["torch.census.numpy.sqrt", "torch.census.opinfo.add", "torch.addr"]
     tf_cases = ["tensorflow.census.mapped.math.sin", "tensorflow.census.tnp.add"]
@@ -93,6 +94,13 @@ def test_a_changed_generator_or_ledger_re_measures_the_census_cases_that_import_
         "torch.census.numpy.sqrt",
         "tensorflow.census.mapped.math.sin",
         "tensorflow.census.tnp.add",
+    }
+    # the device judge (runner/device_oracle.py) judges every census module's samples: a change to it
+    # re-measures every census case, and no curated one
+    judge.write_text(judge.read_text() + "\n# changed\n")
+    after_judge = digests()
+    assert {c for c in before if after_generator[c] != after_judge[c]} == {*torch_cases, *tf_cases} - {
+        "torch.addr"
     }
 
 

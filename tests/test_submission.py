@@ -510,7 +510,8 @@ def test_census_entries_and_the_older_harness_file_set_are_matched_in_history(
     shutil.rmtree(runner / DEVICES_FOLDER)
     (runner / "harness.py").write_bytes(old_harness)
     (runner / "worker.py").write_bytes(old_worker)
-    shutil.copy(REPO_ROOT / "src" / "portability_data" / "runner" / "oracle.py", runner / "oracle.py")
+    for judge in ("oracle.py", "device_oracle.py"):  # the census's judges, in its cases' digests
+        shutil.copy(REPO_ROOT / "src" / "portability_data" / "runner" / judge, runner / judge)
     git(root, "add", "-A", "cases", "src")
     git(root, "commit", "-q", "-m", "a census, and the harness as it was before its split")
     wanted = case_digests(Paths.under(root), ["torch.census.opinfo.abs", "torch.census.opinfo.add"], "torch")

@@ -10,66 +10,13 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from portability_data import commands
+from portability_data.cli_spec import Command, arg, comma_list, command, device_help, flag, path_arg
 from portability_data.runner import devices
 from portability_data.runner.spec import RUN_SOURCES
 from portability_data.tables.contracts import FRAMEWORKS, MODES, SUITES
-
-
-def _comma_list(text: str) -> list[str]:
-    """A comma-separated option value as a list (empty items dropped)."""
-    return [item.strip() for item in text.split(",") if item.strip()]
-
-
-def device_help() -> str:
-    """The registered device paths, one clause each (runner/devices/), for `--device`'s help."""
-    listed = "; ".join(f"{name}: {path.summary}" for name, path in devices.registry().items())
-    return f"the device path under test (one per run; `portability devices` lists them): {listed}"
-
-
-@dataclass(frozen=True)
-class Arg:
-    """One option or positional of a command: the arguments of argparse's `add_argument`."""
-
-    names: tuple[str, ...]
-    settings: dict[str, Any]
-
-
-def arg(*names: str, **settings: Any) -> Arg:
-    """Any option or positional, as `add_argument(*names, **settings)` takes it."""
-    return Arg(names, settings)
-
-
-def path_arg(name: str, default: str, help_: str) -> Arg:
-    """A path option with a default path."""
-    return Arg((name,), {"type": Path, "default": Path(default), "help": help_})
-
-
-def flag(name: str, help_: str) -> Arg:
-    """An on/off option (off by default)."""
-    return Arg((name,), {"action": "store_true", "help": help_})
-
-
-@dataclass(frozen=True)
-class Command:
-    """A (sub)command: its words after `portability`, the function it runs (None for a group whose
-    subcommands follow it), its help (also its description) and its options."""
-
-    words: str
-    func: Callable[[argparse.Namespace], None] | None
-    help: str
-    args: tuple[Arg, ...] = ()
-
-
-def command(words: str, func: Callable[[argparse.Namespace], None] | None, help_: str, *args: Arg) -> Command:
-    """One entry of COMMANDS: `words` such as "case new" put the command under its group."""
-    return Command(words, func, help_, args)
-
 
 # Every command and option of `portability`, in the order `--help` lists them.
 COMMANDS: tuple[Command, ...] = (
@@ -500,11 +447,11 @@ COMMANDS: tuple[Command, ...] = (
         arg("paths", nargs="+", type=Path, metavar="PATH", help="Python files or folders to scan"),
         arg(
             "--target",
-            type=_comma_list,
+            type=comma_list,
             help="device paths to report, comma-separated, e.g. xla,gpu (default: every path the "
             "dataset has rows for; `portability devices` lists the paths)",
         ),
-        arg("--framework", type=_comma_list, help="only these frameworks' calls, comma-separated"),
+        arg("--framework", type=comma_list, help="only these frameworks' calls, comma-separated"),
         arg(
             "--format",
             dest="output",
@@ -515,7 +462,7 @@ COMMANDS: tuple[Command, ...] = (
         ),
         arg(
             "--fail-on",
-            type=_comma_list,
+            type=comma_list,
             help="exit 1 when a called function has one of these statuses on a target path, e.g. "
             "fails,partial,host_fallback (CI use)",
         ),

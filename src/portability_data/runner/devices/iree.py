@@ -195,13 +195,13 @@ def _versions() -> dict[str, str]:
     return found
 
 
-def _refuse_eager(device: str) -> None:
+def refuse_eager(device: str) -> None:
     mode = os.environ.get("PORTABILITY_MODE", "eager")
     if mode != "compiled":
         raise DeviceUnavailableError(f"device {device} in {mode} mode: {COMPILED_ONLY.format(device=device)}")
 
 
-def _require(device: str, *modules: str) -> None:
+def require_packages(device: str, *modules: str) -> None:
     import importlib
 
     for name in ("iree.compiler", "iree.runtime", *modules):
@@ -289,7 +289,7 @@ class _IreeCall(CompiledCall):
 
 class _IreeBackendMixin:
     counts_device_events = True
-    modes = ("compiled",)  # `portability devices` shows it; the backend refuses eager (_refuse_eager)
+    modes = ("compiled",)  # `portability devices` shows it; the backend refuses eager (refuse_eager)
     modules = 0
     route = ""  # how the framework reaches IREE, for the runs row's build facts
 
@@ -377,8 +377,8 @@ class JaxIree(_IreeBackendMixin, JaxBackend):
     route = "jax.export (StableHLO) -> iree-compile --iree-input-type=stablehlo"
 
     def __init__(self, device: str) -> None:
-        _refuse_eager(device)
-        _require(device)
+        refuse_eager(device)
+        require_packages(device)
         super().__init__(device)
 
     def compile(self, fn: Callable[..., Any]) -> CompiledCall:
@@ -448,8 +448,8 @@ class TorchIreeTurbine(_IreeBackendMixin, TorchBackend):
     route = "torch.export -> iree.turbine.aot.export (torch dialect) -> iree-compile --iree-input-type=torch"
 
     def find_device(self) -> None:
-        _refuse_eager(self.device)
-        _require(self.device, "iree.turbine.aot")
+        refuse_eager(self.device)
+        require_packages(self.device, "iree.turbine.aot")
 
     def lower(self, exported: Any) -> str:
         from iree.turbine import aot

@@ -20,8 +20,8 @@ from portability_data.runner.devices.iree import (
     INSTALL,
     LowerError,
     TorchIreeTurbine,
-    _refuse_eager,
-    _require,
+    refuse_eager,
+    require_packages,
 )
 
 
@@ -34,8 +34,8 @@ class TorchIreeTorchMlir(TorchIreeTurbine):
     )
 
     def find_device(self) -> None:
-        _refuse_eager(self.device)
-        _require(self.device, "torch_mlir.fx")  # iree-turbine is not needed on this route
+        refuse_eager(self.device)
+        require_packages(self.device, "torch_mlir.fx")  # iree-turbine is not needed on this route
 
     def lower(self, exported: Any) -> str:
         """torch-mlir's StableHLO module; its MLIR diagnostics (the op it could not convert) are
