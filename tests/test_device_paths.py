@@ -98,7 +98,10 @@ def test_a_path_digest_changes_with_its_module_or_the_core_only() -> None:
     core = [(RUNNER / name).read_bytes() for name in CORE_FILES]
     modules = device_modules(RUNNER / DEVICES_FOLDER)
     conftest = (REPO_ROOT / "cases" / "conftest.py").read_bytes()
-    names = [m.removesuffix(".py") for m in modules]
+    # the registered paths' modules (a shared module such as compiled_only.py is no path: its bytes
+    # are in the digest of each path that imports it)
+    names = [path.module.removesuffix(".py") for path in devices.registry().values()]
+    assert set(names) < {m.removesuffix(".py") for m in modules}
     today = {n: path_harness_digest(core, modules, n, conftest) for n in names}
     assert today == {n: harness_digest(REPO_ROOT / "cases", n) for n in names}
     assert len(set(today.values())) == len(today)
@@ -109,6 +112,13 @@ def test_a_path_digest_changes_with_its_module_or_the_core_only() -> None:
     edited = {**modules, "xla.py": modules["xla.py"] + b"\n# edited\n"}
     after = {n: path_harness_digest(core, edited, n, conftest) for n in names}
     assert sorted(n for n in names if after[n] != today[n]) == ["tpu", "xla"]
+    # the compiled-only paths share compiled_only.py: an edit of it is an edit of each path importing it
+    edited = {**modules, "compiled_only.py": modules["compiled_only.py"] + b"\n# edited\n"}
+    after = {n: path_harness_digest(core, edited, n, conftest) for n in names}
+    assert sorted(n for n in names if after[n] != today[n]) == [
+        "executorch", "executorch_xnnpack", "iree", "iree_torch_mlir", "litert", "litert_flex",
+        "onnxruntime", "openvino",
+    ]  # fmt: skip
     changed_core = [core[0] + b"\n# edited\n", *core[1:]]
     after = {n: path_harness_digest(changed_core, modules, n, conftest) for n in names}
     assert all(after[n] != today[n] for n in names)

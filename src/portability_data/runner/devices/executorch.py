@@ -23,7 +23,6 @@ torch); its version goes in the runs row (driver, build).
 from __future__ import annotations
 
 import contextlib
-import os
 from collections import Counter
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -36,6 +35,7 @@ from portability_data.runner.backends import (
     cpu_model,
 )
 from portability_data.runner.devices import DevicePath
+from portability_data.runner.devices.compiled_only import refuse_eager
 
 INSTALL = 'pip install -e ".[executorch]" (executorch, pinned in pyproject.toml)'
 COMPILED_ONLY = (
@@ -187,11 +187,7 @@ class TorchExecuTorch(TorchBackend):
     delegate = "portable kernels"
 
     def find_device(self) -> None:
-        mode = os.environ.get("PORTABILITY_MODE", "eager")
-        if mode != "compiled":
-            raise DeviceUnavailableError(
-                f"device {self.device} in {mode} mode: {COMPILED_ONLY.format(device=self.device)}"
-            )
+        refuse_eager(self.device, COMPILED_ONLY.format(device=self.device))
         try:
             import executorch.exir
             import executorch.runtime  # noqa: F401

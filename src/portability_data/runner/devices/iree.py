@@ -32,7 +32,6 @@ iree-turbine, torch-mlir; they fit beside the pinned stack); their versions go i
 from __future__ import annotations
 
 import contextlib
-import os
 import re
 import signal
 from collections.abc import Callable, Iterator
@@ -41,12 +40,12 @@ from typing import Any
 from portability_data.runner.backends import (
     CompiledCall,
     DeviceEvents,
-    DeviceUnavailableError,
     JaxBackend,
     TorchBackend,
     cpu_model,
 )
 from portability_data.runner.devices import DevicePath
+from portability_data.runner.devices.compiled_only import refuse_eager, require
 
 INSTALL = (
     'pip install -e ".[iree]" (iree-base-compiler, iree-base-runtime, iree-turbine, torch-mlir; '
@@ -195,22 +194,9 @@ def _versions() -> dict[str, str]:
     return found
 
 
-def refuse_eager(device: str) -> None:
-    mode = os.environ.get("PORTABILITY_MODE", "eager")
-    if mode != "compiled":
-        raise DeviceUnavailableError(f"device {device} in {mode} mode: {COMPILED_ONLY.format(device=device)}")
-
-
 def require_packages(device: str, *modules: str) -> None:
-    import importlib
-
-    for name in ("iree.compiler", "iree.runtime", *modules):
-        try:
-            importlib.import_module(name)
-        except ImportError as exc:
-            raise DeviceUnavailableError(
-                f"device {device} requested but {name} is missing ({exc}): {INSTALL}"
-            ) from None
+    """IREE's compiler and runtime, then the route's own packages, or what to install."""
+    require(device, INSTALL, "iree.compiler", "iree.runtime", *modules)
 
 
 class IreeModule:
@@ -377,7 +363,7 @@ class JaxIree(_IreeBackendMixin, JaxBackend):
     route = "jax.export (StableHLO) -> iree-compile --iree-input-type=stablehlo"
 
     def __init__(self, device: str) -> None:
-        refuse_eager(device)
+        refuse_eager(device, COMPILED_ONLY.format(device=device))
         require_packages(device)
         super().__init__(device)
 
@@ -448,7 +434,7 @@ class TorchIreeTurbine(_IreeBackendMixin, TorchBackend):
     route = "torch.export -> iree.turbine.aot.export (torch dialect) -> iree-compile --iree-input-type=torch"
 
     def find_device(self) -> None:
-        refuse_eager(self.device)
+        refuse_eager(self.device, COMPILED_ONLY.format(device=self.device))
         require_packages(self.device, "iree.turbine.aot")
 
     def lower(self, exported: Any) -> str:

@@ -16,11 +16,12 @@ from __future__ import annotations
 from typing import Any
 
 from portability_data.runner.devices import DevicePath
+from portability_data.runner.devices.compiled_only import refuse_eager
 from portability_data.runner.devices.iree import (
+    COMPILED_ONLY,
     INSTALL,
     LowerError,
     TorchIreeTurbine,
-    refuse_eager,
     require_packages,
 )
 
@@ -34,7 +35,7 @@ class TorchIreeTorchMlir(TorchIreeTurbine):
     )
 
     def find_device(self) -> None:
-        refuse_eager(self.device)
+        refuse_eager(self.device, COMPILED_ONLY.format(device=self.device))
         require_packages(self.device, "torch_mlir.fx")  # iree-turbine is not needed on this route
 
     def lower(self, exported: Any) -> str:

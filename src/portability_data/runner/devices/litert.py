@@ -26,7 +26,6 @@ docs/DEVICE_PATHS.md). Versions of runtime and converter go in the runs row (dri
 from __future__ import annotations
 
 import contextlib
-import os
 import re
 from collections import Counter
 from collections.abc import Callable, Iterator
@@ -35,12 +34,12 @@ from typing import Any
 from portability_data.runner.backends import (
     CompiledCall,
     DeviceEvents,
-    DeviceUnavailableError,
     TensorFlowBackend,
     TorchBackend,
     cpu_model,
 )
 from portability_data.runner.devices import DevicePath
+from portability_data.runner.devices.compiled_only import refuse_eager, require
 
 INSTALL = 'pip install -e ".[litert]" (ai-edge-litert, pinned in pyproject.toml)'
 INSTALL_TORCH = (
@@ -110,25 +109,6 @@ def summary(text: str) -> str:
     lines = [line.strip() for line in text.splitlines() if line.strip()]
     first = lines[0] if lines else text
     return re.sub(r"\S+\.py:\d+:\d+: (error|note): ", "", first)  # MLIR's location of the traced line
-
-
-def refuse_eager(device: str) -> None:
-    """Eager mode on a conversion path: DeviceUnavailableError (the worker's fatal event; the dry run
-    shows it). The mode is the harness's (PORTABILITY_MODE, as the harness reads it)."""
-    mode = os.environ.get("PORTABILITY_MODE", "eager")
-    if mode != "compiled":
-        raise DeviceUnavailableError(f"device {device} in {mode} mode: {COMPILED_ONLY.format(device=device)}")
-
-
-def require(device: str, install: str, *modules: str) -> None:
-    """Import the path's packages, or DeviceUnavailableError naming what to install."""
-    for name in modules:
-        try:
-            __import__(name)
-        except ImportError as exc:
-            raise DeviceUnavailableError(
-                f"device {device} requested but {name} is missing ({exc}): {install}"
-            ) from None
 
 
 def versions(*distributions: str) -> dict[str, str]:
@@ -326,7 +306,7 @@ class TensorFlowLiteRt(LiteRtBackendMixin, TensorFlowBackend):
     call = TensorFlowLiteCall
 
     def connect(self) -> None:
-        refuse_eager(self.device)
+        refuse_eager(self.device, COMPILED_ONLY.format(device=self.device))
         require(self.device, INSTALL, "ai_edge_litert")
         self.reset_counts()
 
@@ -399,7 +379,7 @@ class TorchLiteRt(LiteRtBackendMixin, TorchBackend):
     converter = "litert_torch.convert"
 
     def find_device(self) -> None:
-        refuse_eager(self.device)
+        refuse_eager(self.device, COMPILED_ONLY.format(device=self.device))
         require(
             self.device, f"PyTorch on {self.device} needs {INSTALL_TORCH}", "ai_edge_litert", "litert_torch"
         )

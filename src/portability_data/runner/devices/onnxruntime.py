@@ -26,20 +26,19 @@ runs row (driver, build).
 from __future__ import annotations
 
 import contextlib
-import os
 from collections.abc import Callable, Iterator
 from typing import Any
 
 from portability_data.runner.backends import (
     CompiledCall,
     DeviceEvents,
-    DeviceUnavailableError,
     JaxBackend,
     TensorFlowBackend,
     TorchBackend,
     cpu_model,
 )
 from portability_data.runner.devices import DevicePath
+from portability_data.runner.devices.compiled_only import refuse_eager, require
 
 PROVIDER = "CPUExecutionProvider"
 INSTALL = (
@@ -94,25 +93,6 @@ def _innermost(error: BaseException) -> BaseException:
         error = error.__cause__
         seen.add(id(error))
     return error
-
-
-def _refuse_eager(device: str) -> None:
-    """Eager mode on an export path: DeviceUnavailableError (the worker's fatal event; the dry run
-    shows it). The mode is the harness's (PORTABILITY_MODE, as the harness reads it)."""
-    mode = os.environ.get("PORTABILITY_MODE", "eager")
-    if mode != "compiled":
-        raise DeviceUnavailableError(f"device {device} in {mode} mode: {COMPILED_ONLY}")
-
-
-def _require(device: str, *modules: str) -> None:
-    """Import the path's packages, or DeviceUnavailableError naming what to install."""
-    for name in modules:
-        try:
-            __import__(name)
-        except ImportError as exc:
-            raise DeviceUnavailableError(
-                f"device {device} requested but {name} is missing ({exc}): {INSTALL}"
-            ) from None
 
 
 def _session(tool: str, model: bytes) -> Any:
@@ -197,7 +177,7 @@ class _OnnxBackendMixin:
     runtime's description."""
 
     counts_device_events = True
-    modes = ("compiled",)  # `portability devices` shows it; the backend refuses eager (_refuse_eager)
+    modes = ("compiled",)  # `portability devices` shows it; the backend refuses eager (refuse_eager)
     exports = 0
     framework_module = ""
 
@@ -312,8 +292,8 @@ class TorchOnnxRuntime(_OnnxBackendMixin, TorchBackend):
     framework_module = "torch"
 
     def find_device(self) -> None:
-        _refuse_eager(self.device)
-        _require(self.device, "onnx", "onnxruntime", "onnxscript")
+        refuse_eager(self.device, COMPILED_ONLY)
+        require(self.device, INSTALL, "onnx", "onnxruntime", "onnxscript")
 
     def compile(self, fn: Callable[..., Any]) -> CompiledCall:
         return _TorchOnnxCall(self, fn)
@@ -371,8 +351,8 @@ class TensorFlowOnnxRuntime(_OnnxBackendMixin, TensorFlowBackend):
     framework_module = "tensorflow"
 
     def connect(self) -> None:
-        _refuse_eager(self.device)
-        _require(self.device, "onnx", "onnxruntime", "tf2onnx")
+        refuse_eager(self.device, COMPILED_ONLY)
+        require(self.device, INSTALL, "onnx", "onnxruntime", "tf2onnx")
 
     def compile(self, fn: Callable[..., Any]) -> CompiledCall:
         return _TensorFlowOnnxCall(self, fn)
@@ -431,8 +411,8 @@ class JaxOnnxRuntime(_OnnxBackendMixin, JaxBackend):
     framework_module = "jax"
 
     def __init__(self, device: str) -> None:
-        _refuse_eager(device)
-        _require(device, "onnx", "onnxruntime", "jax2onnx")
+        refuse_eager(device, COMPILED_ONLY)
+        require(device, INSTALL, "onnx", "onnxruntime", "jax2onnx")
         super().__init__(device)
 
     def compile(self, fn: Callable[..., Any]) -> CompiledCall:

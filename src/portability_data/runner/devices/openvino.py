@@ -26,7 +26,6 @@ extra (pip install -e ".[openvino]"); its version goes in the runs row.
 from __future__ import annotations
 
 import contextlib
-import os
 from collections import Counter
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -34,13 +33,13 @@ from typing import Any
 from portability_data.runner.backends import (
     CompiledCall,
     DeviceEvents,
-    DeviceUnavailableError,
     TensorFlowBackend,
     TorchBackend,
     _TorchCompiled,
     cpu_model,
 )
 from portability_data.runner.devices import DevicePath
+from portability_data.runner.devices.compiled_only import refuse_eager, require
 
 INSTALL = 'pip install -e ".[openvino]" (openvino, pinned in pyproject.toml)'
 OV_DEVICE = "CPU"
@@ -88,25 +87,9 @@ class RuntimeRunError(ExportStageError):
     stage = "openvino failed running the converted model"
 
 
-def _refuse_eager(device: str) -> None:
-    mode = os.environ.get("PORTABILITY_MODE", "eager")
-    if mode != "compiled":
-        raise DeviceUnavailableError(f"device {device} in {mode} mode: {COMPILED_ONLY}")
-
-
-def _require(device: str) -> Any:
-    try:
-        import openvino
-    except ImportError as exc:
-        raise DeviceUnavailableError(
-            f"device {device} requested but openvino is missing ({exc}): {INSTALL}"
-        ) from None
-    return openvino
-
-
 class _OpenVinoBackendMixin:
     counts_device_events = True
-    modes = ("compiled",)  # `portability devices` shows it; the backend refuses eager (_refuse_eager)
+    modes = ("compiled",)  # `portability devices` shows it; the backend refuses eager (refuse_eager)
     compiles = 0
     framework_module = ""
 
@@ -159,8 +142,8 @@ class TorchOpenVino(_OpenVinoBackendMixin, TorchBackend):
     framework_module = "torch"
 
     def find_device(self) -> None:
-        _refuse_eager(self.device)
-        _require(self.device)
+        refuse_eager(self.device, COMPILED_ONLY)
+        require(self.device, INSTALL, "openvino")
         self.fallbacks: Counter[str] = Counter()
         self.backend_fn = self._backend()
 
@@ -286,8 +269,8 @@ class TensorFlowOpenVino(_OpenVinoBackendMixin, TensorFlowBackend):
     framework_module = "tensorflow"
 
     def connect(self) -> None:
-        _refuse_eager(self.device)
-        _require(self.device)
+        refuse_eager(self.device, COMPILED_ONLY)
+        require(self.device, INSTALL, "openvino")
 
     def compile(self, fn: Callable[..., Any]) -> CompiledCall:
         return _TensorFlowOpenVinoCall(self, fn)
