@@ -12,7 +12,7 @@ import pandas as pd
 from portability_data.pipeline.aggregate_quiet import NONE_QUIET, QUIET
 from portability_data.report.inputs import STUDY, model_label
 from portability_data.report.render import heading_anchor
-from portability_data.report.summary import ratio_text
+from portability_data.report.summary import other_mode, ratio_text
 
 FRAMEWORK_NAMES = {"torch": "PyTorch", "tensorflow": "TensorFlow", "jax": "JAX"}
 # The tables the sentences link to (their headings' anchors: report.build and report.census).
@@ -126,7 +126,9 @@ def _then_vs_now(tables: dict[str, pd.DataFrame]) -> str | None:
             f"{_name(row['framework'])} {str(row['now_setting']).split(' · ')[-1]} against the study's "
             f"{machine}: {row['fixed']} fixed, {row['broke']} broke of {row['n_compared']} compared"
         )
-        if row.get("latencies_from") == NONE_QUIET:
+        if mode := other_mode(str(row["then_setting"]), str(row["now_setting"])):
+            text += f", and no latency: the study timed {mode} mode only"
+        elif row.get("latencies_from") == NONE_QUIET:
             text += ", and no latency: no quiet run of ours"
         elif row.get("median_ratio_now_vs_then") == row.get("median_ratio_now_vs_then"):
             quiet = (
