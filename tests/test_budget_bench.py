@@ -10,8 +10,10 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pyarrow.parquet as pq
@@ -21,7 +23,7 @@ from portability_data.cli import main
 from portability_data.pipeline.bench_estimate import cpu_seconds, plan_lines, study_factor
 from portability_data.runner.budget_bench import DEFAULT_PARTS, Limits, Part
 from portability_data.runner.provenance import CORE_FILES, DEVICES_FOLDER
-from tests.conftest import REPO_ROOT, CaseRepo
+from tests.conftest import REPO_ROOT, CaseRepo, journaled_rows
 from tests.test_submission import git
 
 FAST = """
@@ -79,10 +81,10 @@ def repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root
 
 
-def bench(root: Path, *args: str, slow: bool = False) -> tuple[subprocess.CompletedProcess[str], list[str]]:
+def command(root: Path, args: tuple[str, ...], slow: bool) -> tuple[list[str], dict[str, str]]:
     """The command in a fresh interpreter where the modules of NOT_LIGHT cannot be imported (a
     bare machine: pyarrow, which loads pandas where it is installed to convert time zones, falls
-    back without it); (its result, the modules of NOT_LIGHT and FRAMEWORKS it imported itself)."""
+    back without it); it prints the modules of NOT_LIGHT and FRAMEWORKS it imported itself."""
     code = (
         "import json, sys\n"
         "class Bare:  # a machine without them: importing one fails, as it would there\n"
@@ -99,10 +101,13 @@ def bench(root: Path, *args: str, slow: bool = False) -> tuple[subprocess.Comple
     )
     flag = root.parent / "slow.flag"
     flag.write_text("") if slow else flag.unlink(missing_ok=True)
-    env = {**os.environ, "PYTHONPATH": str(REPO_ROOT / "src")}
-    done = subprocess.run(
-        [sys.executable, "-c", code], cwd=root, env=env, capture_output=True, text=True, timeout=900
-    )
+    return [sys.executable, "-c", code], {**os.environ, "PYTHONPATH": str(REPO_ROOT / "src")}
+
+
+def bench(root: Path, *args: str, slow: bool = False) -> tuple[subprocess.CompletedProcess[str], list[str]]:
+    """The command run to its end: (its result, the modules it imported that it must not)."""
+    argv, env = command(root, args, slow)
+    done = subprocess.run(argv, cwd=root, env=env, capture_output=True, text=True, timeout=900)
     marker = [line for line in done.stdout.splitlines() if line.startswith("LOADED ")]
     assert marker, f"no module report:\n{done.stdout}\n{done.stderr[-3000:]}"
     return done, json.loads(marker[-1].removeprefix("LOADED "))
@@ -195,3 +200,34 @@ def test_parts_are_written_as_labels() -> None:
     assert Part.parse("torch/eager").label == "torch/eager"
     with pytest.raises(RuntimeError, match="framework/mode"):
         Part.parse("torch")
+
+
+def test_a_bench_killed_outright_loses_no_row(repo: Path, tmp_path: Path) -> None:
+    """SIGKILL to the bench and its part (the device tool's own timeout): the next call closes the
+    orphaned run as partial, credits it to its part and runs only the cases it did not finish."""
+    out = tmp_path / "out"
+    common = ("--device", "cpu", "--parts", "jax/eager", "--out", str(out), "--timeout", "600")
+    argv, env = command(repo, (*common, "--budget", "300"), slow=True)
+    started = subprocess.Popen(argv, cwd=repo, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 240
+        while journaled_rows(out / "data" / ".journal") < 2 and time.monotonic() < deadline:
+            time.sleep(0.5)
+        assert journaled_rows(out / "data" / ".journal") >= 2, "the run journaled no rows in 240 s"
+        children = Path(f"/proc/{started.pid}/task/{started.pid}/children").read_text().split()
+        for child in children:  # the part's child leads its own session, its worker in it
+            os.killpg(int(child), signal.SIGKILL)
+    finally:
+        started.kill()
+        started.wait()
+    (orphan,) = [p.stem for p in (out / "data" / ".journal").glob("*.jsonl")]
+    assert not (out / "data" / "results" / "local" / f"{orphan}.parquet").exists()
+
+    again, _ = bench(repo, *common, "--budget", "300")
+    assert again.returncode == 0, again.stderr[-3000:]
+    assert f"{orphan} was left unclosed" in again.stderr
+    entry = json.loads((out / "bench_journal.json").read_text())["parts"]["jax/eager"]
+    assert entry["status"] == "complete" and entry["run_ids"][0] == orphan
+    runs_row = pq.read_table(out / "data" / "runs" / "local" / f"{orphan}.parquet").to_pylist()[0]
+    assert runs_row["status"] == "partial" and runs_row["n_results"] >= 2
+    assert case_ids(out, entry["run_ids"][1]) == {"jax.numpy.sin", "jax.numpy.tan"}

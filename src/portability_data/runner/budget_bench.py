@@ -170,6 +170,25 @@ def remaining_cases(spec: RunSpec, paths: Paths, run_ids: list[str]) -> tuple[st
     return tuple(case for case in wanted if case not in finished)
 
 
+def adopt_unclosed(paths: Paths, source: str) -> list[tuple[str, str]]:
+    """Close, as partial, every run in the folder whose journal has rows but no shard (the bench
+    itself was killed mid-part: its part's child had no one to close it); returns (part label, run
+    id) for each, so the bench journal credits them to their parts."""
+    from portability_data.runner.journal import resume_state
+    from portability_data.runner.supervisor import close_partial
+
+    adopted = []
+    for run_id in sorted(_journals(paths)):
+        if (paths.results_dir / source / f"{run_id}.parquet").is_file():
+            continue
+        if not _rows_journaled(paths.journal_dir / f"{run_id}.jsonl"):
+            continue  # a run that never measured: nothing to keep
+        spec = resume_state(run_id, paths).spec
+        close_partial(run_id, paths)
+        adopted.append((Part(spec.framework, spec.mode, spec.suite).label, run_id))
+    return adopted
+
+
 def _journals(paths: Paths) -> set[str]:
     return {p.stem for p in paths.journal_dir.glob("*.jsonl")} if paths.journal_dir.is_dir() else set()
 
@@ -260,6 +279,12 @@ def bench_device(
     paths = paths_in(out, repo_root)
     journal = BenchJournal(out)
     journal.check_device(limits)
+    for label, run_id in adopt_unclosed(paths, limits.source):
+        say(f"{label}: {run_id} was left unclosed (the bench was killed): closed partial, its rows kept")
+        journal.state["parts"].setdefault(label, {"status": "partial", "run_ids": []})["run_ids"].append(
+            run_id
+        )
+        journal.state["parts"][label]["status"] = "partial"
     call = {"started_at": dt.datetime.now(dt.UTC).isoformat(), "budget_s": limits.budget_s, "ran": []}
     journal.state["calls"].append(call)
     journal.save()
