@@ -487,3 +487,26 @@ def test_findings_name_a_setting_without_quiet_latency(tables: dict[str, pd.Data
     last = findings(tables, census)[-1]
     assert last.startswith("**The census** ran 1,644 functions in 26,340 function × dtype pairs")
     assert "PyTorch eager on xla: 456 of 736 functions lose at least one dtype that runs on the CPU" in last
+
+
+def test_a_device_run_on_another_release_than_the_cpus_is_said_so() -> None:
+    """A lent GPU's image has its own framework release (torch 2.11 there, our CPU runs 2.13): the
+    opening sets it beside the CPU of its own release where there is one, else says the gap is the
+    versions' too (issue 58)."""
+    from portability_data.report.findings import _now
+
+    def row(device: str, model: str, version: str, pct: float) -> dict[str, object]:
+        return {
+            "source": "portability", "framework": "torch", "device": device, "device_model": model,
+            "mode": "eager", "n_known": 10, "pct_failing": pct, "framework_version": version,
+        }  # fmt: skip
+
+    gpu = row("gpu", "NVIDIA H200", "2.11.0+cu130", 20.0)
+    ours = row("cpu", "Xeon", "2.13.0+cpu", 10.0)
+    text = _now({"summary_failing": pd.DataFrame([gpu, ours])})
+    assert text is not None
+    assert "2.11.0+cu130, against 10.0% of 10 on the CPU, 2.13.0+cpu (another version" in text
+    theirs = row("cpu", "H200 host", "2.11.0+cpu", 5.0)
+    text = _now({"summary_failing": pd.DataFrame([gpu, ours, theirs])})
+    assert text is not None and "against 5.0% of 10 on the CPU, 2.11.0+cpu" in text
+    assert "another version" not in text

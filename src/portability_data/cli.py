@@ -13,7 +13,16 @@ import sys
 from pathlib import Path
 
 from portability_data import commands
-from portability_data.cli_spec import Command, arg, comma_list, command, device_help, flag, path_arg
+from portability_data.cli_spec import (
+    Command,
+    arg,
+    budget_args,
+    comma_list,
+    command,
+    device_help,
+    flag,
+    path_arg,
+)
 from portability_data.runner import devices
 from portability_data.runner.spec import RUN_SOURCES
 from portability_data.tables.contracts import FRAMEWORKS, MODES, SUITES
@@ -275,6 +284,7 @@ COMMANDS: tuple[Command, ...] = (
             "measure nothing and write nothing under data/: start one case worker per framework x "
             "device x mode the profile would run, print the plan; exit 1 if any of them cannot start",
         ),
+        *budget_args(),
     ),
     command("submission", None, "Submit runs from your hardware by pull request, checked by CI."),
     command(

@@ -314,6 +314,8 @@ def cmd_census_harvest(args: argparse.Namespace) -> None:
 
 
 def cmd_bench(args: argparse.Namespace) -> None:
+    if args.device is not None:
+        return _device_bench(args)
     from portability_data.pipeline.bench import BenchError, bench, closing_lines, dry_run
     from portability_data.runner.progress import terminal_progress
 
@@ -341,6 +343,59 @@ def cmd_bench(args: argparse.Namespace) -> None:
     print("\n".join(closing_lines(report, _repo_root())), flush=True)
     if report.not_run:
         raise SystemExit(f"FAILED: case files could not run in {', '.join(report.not_run)} (see above)")
+
+
+def _device_bench(args: argparse.Namespace) -> None:
+    """`bench --device D --budget S --out DIR` (runner/budget_bench.py): parts in priority order
+    until the budget; then the summary and the submission folder (out/submission/)."""
+    from portability_data.runner import budget_bench as bb
+    from portability_data.runner.budget_report import package_check, write_summary
+    from portability_data.runner.spec import RunError
+
+    def say(text: str) -> None:
+        print(text, file=sys.stderr, flush=True)
+
+    try:
+        parts = tuple(bb.Part.parse(p) for p in args.parts) if args.parts else bb.DEFAULT_PARTS
+        parts = tuple(p for p in parts if not args.frameworks or p.framework in args.frameworks)
+        limits = bb.Limits(args.device, args.budget, args.repeats, args.timeout, source=args.source)
+        for part in parts:
+            bb.part_spec(part, limits)  # an unknown mode or a path without the framework: said now
+        if args.dry_run:
+            from portability_data.pipeline.bench_estimate import plan_lines
+
+            lines, ready = package_check(tuple(dict.fromkeys(p.framework for p in parts)), args.device)
+            done = bb.BenchJournal(args.out).state["parts"] if args.out else {}
+            plan, _ = plan_lines(parts, limits, _repo_root(), done)
+            print("\n".join(["package check:", *(f"  {line}" for line in lines), *plan]), flush=True)
+            if not ready:
+                raise SystemExit("not ready: see the package check above (nothing was run)")
+            return
+        if args.out is None:
+            raise RunError("--device runs the budgeted bench into a folder: give --out DIR (a device: $OUT)")
+        state = bb.bench_device(parts, limits, args.out, _repo_root(), say)
+    except RunError as exc:
+        raise SystemExit(f"error: {exc}") from None
+    print("\n".join(write_summary(args.out, state, bb.paths_in(args.out, _repo_root()), args.source)))
+    _package_bench(args.out, state)
+
+
+def _package_bench(out: Path, state: dict[str, Any]) -> None:
+    """out/submission/: every run of the bench that wrote a shard, made again on every call."""
+    import shutil
+
+    from portability_data.dataset.submission.package import package
+
+    run_ids = [r for entry in state["parts"].values() for r in entry["run_ids"]]
+    folder, landing = out / "submission", out / ".submission.new"
+    shutil.rmtree(landing, ignore_errors=True)
+    if not run_ids:
+        print("nothing measured: no submission folder", file=sys.stderr)
+        return
+    package(out, run_ids, landing)
+    shutil.rmtree(folder, ignore_errors=True)
+    landing.rename(folder)
+    print(f"-> {folder} ({len(run_ids)} run(s)); check: portability submission check {folder}")
 
 
 def cmd_submission_package(args: argparse.Namespace) -> None:
