@@ -12,6 +12,11 @@ no network), plus the headline numbers as DVC metrics and the plot data as CSV f
 from __future__ import annotations
 
 import json
+import os
+import pickle
+import subprocess
+import sys
+import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -98,6 +103,7 @@ from portability_data.report.then_now import (
 )
 from portability_data.report.usage_ranking import ranking_section
 from portability_data.tables.atomic import atomic_write_bytes
+from portability_data.tables.tableio import reads_shared
 
 # What each source in the data is, for the report's opening line.
 SOURCE_MEANING = {
@@ -159,12 +165,14 @@ def _plot_csvs(tables: dict[str, pd.DataFrame]) -> dict[str, pd.DataFrame]:
     }
 
 
-def quiet_repeats(inputs: Inputs) -> pd.DataFrame:
-    """Per setting of our pooled runs: the quiet repeats its latencies rest on (aggregate_quiet),
-    with the then/now key (now_key, now_version) the headline joins on."""
+def quiet_repeats(inputs: Inputs, pooled: pd.DataFrame | None = None) -> pd.DataFrame:
+    """Per setting of our pooled runs (`pooled`: supersede's rows, else pooled here): the quiet
+    repeats its latencies rest on (aggregate_quiet), with the then/now key (now_key, now_version)
+    the headline joins on."""
     if inputs.results is None or inputs.results.empty:
         return pd.DataFrame(columns=[*BASIS_COLUMNS, "now_key", "now_version"])
-    pooled, _ = supersede(inputs.results, inputs.runs, quiet_load_max=inputs.quiet_load_max)
+    if pooled is None:
+        pooled, _ = supersede(inputs.results, inputs.runs, quiet_load_max=inputs.quiet_load_max)
     ours = pooled[pooled["source"] != STUDY]  # the study's runs recorded no load: all unmeasured
     basis = latency_basis(ours, inputs.runs, inputs.quiet_load_max)
     basis["now_key"] = [
@@ -207,13 +215,16 @@ def build(inputs: Inputs) -> tuple[list[Section], dict[str, pd.DataFrame], dict[
         "modes": modes,
         "mode_summary": mode_summary(modes),
     }
+    pooled = None  # supersede once: the execution table and the quiet repeats pool the same rows
+    if inputs.results is not None and not inputs.results.empty:
+        pooled = supersede(inputs.results, inputs.runs, quiet_load_max=inputs.quiet_load_max)
     tables["executions"], tables["superseded"] = how_runs_ran(
-        inputs.results, inputs.runs, inputs.cases, quiet_load_max=inputs.quiet_load_max
+        inputs.results, inputs.runs, inputs.cases, quiet_load_max=inputs.quiet_load_max, pooled=pooled
     )
     tables["compiler_reach"] = compiler_reach(tables["executions"])
     tables["summary_failing"] = failing_summary(outcomes, primary)
     tables["summary_slowdown"] = slowdown_summary(tables["cross_device_shares"], cross_functions)
-    tables["latency_basis"] = quiet_repeats(inputs)
+    tables["latency_basis"] = quiet_repeats(inputs, None if pooled is None else pooled[0])
     tables["summary_then_now"] = then_now_headline(
         tables["then_now_summary"], tables["then_now_latency_summary"], tables["latency_basis"]
     )
@@ -436,38 +447,116 @@ def reproduction_section(data_dir: Path) -> tuple[Section, dict[str, Any]] | Non
     return section, parts.metrics
 
 
+def data_sections(data_dir: Path) -> tuple[list[Section], dict[str, bytes], dict[str, Any]]:
+    """The sections read from data_dir alone (reproduction, usage ranking, declared support, the
+    census), in report order, with their figures and metrics: none needs build()'s tables."""
+    sections: list[Section] = []
+    images: dict[str, bytes] = {}
+    metrics: dict[str, Any] = {}
+    with reads_shared():
+        reproduced = reproduction_section(data_dir)
+        if reproduced is not None:
+            sections.append(reproduced[0])
+            metrics["reproduction"] = reproduced[1]
+        ranking = ranking_section(data_dir)
+        if ranking is not None:
+            sections.append(ranking)
+        declared = declared_section(data_dir)
+        if declared is not None:
+            sections.append(declared[0])
+            images.update(declared[1])
+            metrics["declared"] = declared[2]
+        xla_declared = torch_xla_section(data_dir)
+        if xla_declared is not None:
+            sections.append(xla_declared[0])
+            metrics["torch_xla_declared"] = xla_declared[1]
+        census = census_section(data_dir)
+        if census is not None:
+            sections.append(census[0])
+            metrics["census"] = census[1]
+            heat_map = fig_census_status(census[0].tables[0][1], CENSUS_STATUSES)  # the per-setting table
+            if heat_map is not None:
+                images["census_status.png"] = heat_map
+                census[0].figures.append("census_status.png")
+    return sections, images, metrics
+
+
 def run_report(
-    data_dir: Path, out_dir: Path, metrics_path: Path, *, params_path: Path = Path("params.yaml")
+    data_dir: Path,
+    out_dir: Path,
+    metrics_path: Path,
+    *,
+    params_path: Path = Path("params.yaml"),
+    parallel: bool = True,
 ) -> None:
     """The `report` stage: Markdown, offline HTML, figures, plot CSVs and metrics, from data_dir's
-    tables (pooled as the aggregate stage pools them: params_path's aggregate.quiet_load_max)."""
+    tables (pooled as the aggregate stage pools them: params_path's aggregate.quiet_load_max).
+    Sections read their own tables; a table several of them read is read once (reads_shared).
+    `parallel`: data_sections runs in a second process while this one pools the results and
+    builds the rest (issue 57: about a third of the report's work, on a second core); the output
+    is the same bytes either way."""
     data_dir, out_dir, metrics_path = Path(data_dir), Path(out_dir), Path(metrics_path)
-    inputs = load_inputs(data_dir, quiet_load_max=quiet_load_max(params_path))
-    sections, tables, images, metrics = build(inputs)
-    reproduced = reproduction_section(data_dir)
-    if reproduced is not None:
-        sections.append(reproduced[0])
-        metrics["reproduction"] = reproduced[1]
-    ranking = ranking_section(data_dir)
-    if ranking is not None:
-        sections.append(ranking)
-    declared = declared_section(data_dir)
-    if declared is not None:
-        sections.append(declared[0])
-        images.update(declared[1])
-        metrics["declared"] = declared[2]
-    xla_declared = torch_xla_section(data_dir)
-    if xla_declared is not None:
-        sections.append(xla_declared[0])
-        metrics["torch_xla_declared"] = xla_declared[1]
-    census = census_section(data_dir)
-    if census is not None:
-        sections.append(census[0])
-        metrics["census"] = census[1]
-        heat_map = fig_census_status(census[0].tables[0][1], CENSUS_STATUSES)  # the per-setting table
-        if heat_map is not None:
-            images["census_status.png"] = heat_map
-            census[0].figures.append("census_status.png")
+    with reads_shared(), tempfile.TemporaryDirectory(prefix="report-aside-") as scratch:
+        aside_file = Path(scratch) / "aside.pickle"
+        side = _start_aside(data_dir, aside_file) if parallel else None
+        inputs = load_inputs(data_dir, quiet_load_max=quiet_load_max(params_path))
+        built = build(inputs)
+        aside = _finish_aside(side, aside_file) if side is not None else None
+        if aside is None:  # serial, or the second process failed: here, so an error is this process's
+            aside = data_sections(data_dir)
+        _write_report(data_dir, out_dir, metrics_path, inputs, built, aside)
+
+
+def _start_aside(data_dir: Path, out: Path) -> subprocess.Popen[bytes]:
+    """data_sections(data_dir) in a fresh interpreter (not a fork: this process may run Arrow's,
+    BLAS's or a framework's threads; not multiprocessing's spawn, which re-runs the caller's main
+    module), this package first on its path, its answer pickled to `out`."""
+    package_root = str(Path(__file__).resolve().parents[2])  # src/, the folder holding portability_data
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join(filter(None, [package_root, os.environ.get("PYTHONPATH")])),
+    }
+    code = "import sys; from portability_data.report.build import write_aside; write_aside(*sys.argv[1:])"
+    command = [sys.executable, "-c", code, str(data_dir.resolve()), str(out)]
+    with out.with_suffix(".log").open("wb") as log:
+        return subprocess.Popen(command, env=env, stdout=log, stderr=subprocess.STDOUT)
+
+
+def _finish_aside(
+    side: subprocess.Popen[bytes], out: Path
+) -> tuple[list[Section], dict[str, bytes], dict[str, Any]] | None:
+    """The second process's sections, or None when it failed (they are then built here)."""
+    if side.wait() != 0 or not out.exists():
+        tail = out.with_suffix(".log").read_text(errors="replace")[-2000:]
+        print(
+            f"report: the second process failed ({tail.strip()}); its sections are built here",
+            file=sys.stderr,
+        )
+        return None
+    with out.open("rb") as handle:
+        return pickle.load(handle)
+
+
+def write_aside(data_dir: str, out: str) -> None:
+    """The second process of run_report: data_sections pickled to `out` (atomically)."""
+    atomic_write_bytes(
+        Path(out), pickle.dumps(data_sections(Path(data_dir)), protocol=pickle.HIGHEST_PROTOCOL)
+    )
+
+
+def _write_report(
+    data_dir: Path,
+    out_dir: Path,
+    metrics_path: Path,
+    inputs: Inputs,
+    built: tuple[list[Section], dict[str, pd.DataFrame], dict[str, bytes], dict[str, Any]],
+    aside: tuple[list[Section], dict[str, bytes], dict[str, Any]],
+) -> None:
+    sections, tables, images, metrics = built
+    sections.extend(aside[0])
+    images.update(aside[1])
+    metrics.update(aside[2])
+    census = aside[2].get("census")
     fallback = host_fallback_section(data_dir, tables["then_now_changes"], tables["then_now_latency"])
     if fallback is not None:
         sections.append(fallback[0])
@@ -488,7 +577,7 @@ def run_report(
         "every table names its source, framework version, device model and mode. Method (Mince et al. "
         "2023, continued): [docs/METHOD.md](../docs/METHOD.md)."
     )
-    markdown, page = render(sections, images, intro, findings(tables, census[1] if census else None))
+    markdown, page = render(sections, images, intro, findings(tables, census))
     atomic_write_bytes(out_dir / "report.md", markdown.encode())
     atomic_write_bytes(out_dir / "report.html", page.encode())
     plots = out_dir / "plots"
