@@ -175,6 +175,12 @@ COMMANDS: tuple[Command, ...] = (
             help="workers running the cases side by side: census runs only (their rows are verdicts "
             "and deviations; curated timings are measured alone); recorded as runs.jobs",
         ),
+        flag(
+            "--no-compile-cache",
+            "compile every program afresh: no persistent JAX / torch_xla compile cache for the workers "
+            "(by default under $XDG_CACHE_HOME/portability/compile, recorded in runs.build's "
+            "compile_cache; PORTABILITY_COMPILE_CACHE=off does the same for run-stage and bench)",
+        ),
         arg(
             "--close",
             metavar="RUN_ID",
