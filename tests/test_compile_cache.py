@@ -35,7 +35,8 @@ def test_the_cache_lives_under_xdg_per_framework_build_and_machine(tmp_path: Pat
     assert compile_cache.cache_root({**environ, "PORTABILITY_COMPILE_CACHE": str(tmp_path / "here")}) == (
         tmp_path / "here"
     )
-    xla = compile_cache.cache_dir("torch", "xla", environ)
+    assert compile_cache.cache_dir("torch", "xla", environ) is None  # torch_xla 2.9 cannot load it back
+    xla = compile_cache.cache_dir("torch", "xla", {**environ, "PORTABILITY_COMPILE_CACHE_XLA": "on"})
     assert xla is not None and xla.is_relative_to(tmp_path / "xdg" / "portability" / "compile" / "torch_xla")
 
 
@@ -46,7 +47,11 @@ def test_each_path_gets_its_own_framework_variables_or_none(tmp_path: Path) -> N
     assert jax_env["JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS"] == "0"  # eager primitives are kept too
     assert jax_env["JAX_PERSISTENT_CACHE_MIN_ENTRY_SIZE_BYTES"] == "0"
     assert Path(jax_env["JAX_COMPILATION_CACHE_DIR"]).is_dir()
-    xla_env = compile_cache.cache_environment("torch", "xla", environ)
+    assert compile_cache.cache_environment("torch", "xla", environ) == {}  # unless asked for
+    assert compile_cache.cache_record("torch", "xla", environ) == "off"
+    xla_env = compile_cache.cache_environment(
+        "torch", "xla", {**environ, "PORTABILITY_COMPILE_CACHE_XLA": "on"}
+    )
     assert set(xla_env) == {"XLA_PERSISTENT_CACHE_PATH", "XLA_PERSISTENT_CACHE_READ_ONLY"}
     assert xla_env["XLA_PERSISTENT_CACHE_READ_ONLY"] == "0"
     for framework, device in (("torch", "cpu"), ("tensorflow", "cpu")):  # no persistent cache there

@@ -177,9 +177,10 @@ COMMANDS: tuple[Command, ...] = (
         ),
         flag(
             "--no-compile-cache",
-            "compile every program afresh: no persistent JAX / torch_xla compile cache for the workers "
-            "(by default under $XDG_CACHE_HOME/portability/compile, recorded in runs.build's "
-            "compile_cache; PORTABILITY_COMPILE_CACHE=off does the same for run-stage and bench)",
+            "compile every program afresh: no persistent compile cache for the workers (JAX's by default, "
+            "torch_xla's with PORTABILITY_COMPILE_CACHE_XLA=on; under $XDG_CACHE_HOME/portability/compile, "
+            "recorded in runs.build's compile_cache; PORTABILITY_COMPILE_CACHE=off does the same for "
+            "run-stage and bench)",
         ),
         arg(
             "--close",

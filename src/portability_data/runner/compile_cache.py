@@ -14,7 +14,12 @@ environment it gives its workers (worker_process.worker_environment), never in t
   jax/_src/config.py, jax_compilation_cache_dir and jax_persistent_cache_min_*).
 - torch_xla: `XLA_PERSISTENT_CACHE_PATH` and `XLA_PERSISTENT_CACHE_READ_ONLY=0`, the two variables
   `torch_xla.runtime.initialize_cache(path, readonly)` sets (torch_xla 2.9, runtime.py); they must
-  be set before the first computation, which a worker's environment is.
+  be set before the first computation, which a worker's environment is. Off unless asked for
+  (PORTABILITY_COMPILE_CACHE_XLA=on): torch_xla 2.9 writes the cache but cannot load it back. On
+  PJRT's CPU backend a second run of the same graph counts PersistentCacheDeserializeFailure, not
+  PersistentCacheHit (tried here, issue 57); on TPU the load is UNIMPLEMENTED (pytorch/xla#9094,
+  open at 2.9) and on GPU it fails too (pytorch/xla#8930). A torch_xla that loads its cache can
+  be given one with the variable, and the runs row says which.
 
 A cache never changes a label: JAX keys an entry by the program, the compile options, the
 backend and the jax/jaxlib versions; each cache folder here is also per package versions and per
@@ -34,6 +39,7 @@ from importlib import metadata
 from pathlib import Path
 
 CACHE_ENV = "PORTABILITY_COMPILE_CACHE"  # "off": no cache; a folder: the cache root; unset: XDG
+XLA_OPT_IN_ENV = "PORTABILITY_COMPILE_CACHE_XLA"  # "on": torch_xla's cache too (see the docstring)
 OFF = "off"
 XLA_DEVICES = ("xla", "tpu")  # torch on these runs through torch_xla
 JAX_CACHE_MAX_BYTES = 4 * 2**30  # least recently read entries go past this (an eager primitive: ~4 KB)
@@ -80,6 +86,8 @@ def cache_dir(framework: str, device: str, environ: Mapping[str, str] = os.envir
     """The folder this (framework, device)'s workers cache compiled programs in; None: no cache."""
     root, kind = cache_root(environ), cache_kind(framework, device)
     if root is None or kind is None:
+        return None
+    if kind == "torch_xla" and environ.get(XLA_OPT_IN_ENV, "").strip().lower() != "on":
         return None
     packages = ("jax", "jaxlib") if kind == "jax" else ("torch", "torch_xla")
     return root / kind / _versions(*packages) / _machine()
