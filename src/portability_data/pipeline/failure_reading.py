@@ -10,6 +10,7 @@ longer recognise keeps the reading it had when whole.
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import pandas as pd
@@ -38,22 +39,16 @@ def reclassify_failures(results: pd.DataFrame) -> pd.DataFrame:
     ]
     if not rows:
         return unchanged
-    from portability_data.runner.failures import UNCLASSIFIED, classify_failure_detail
+    from portability_data.runner.failures import UNCLASSIFIED
 
     frameworks = column_values(results["framework"])
     types, messages = column_values(results["error_type"]), column_values(results["error_message"])
     names = ("failure_category", "failure_rule", "failure_subcategory")
     readings = [column_values(results[n]) if n in results else [None] * len(results) for n in names]
     changed = [False] * len(results)
-    # one reading per distinct failure: a census repeats one error over many samples and dtypes
-    # (25,546 failing rows, 6,770 distinct ones in today's results), each reading ~40 regex searches
-    read: dict[tuple[Any, str, str, Any], tuple[str, str, str | None]] = {}
     for i in rows:
         message = messages[i] or ""
-        failure = (frameworks[i], types[i] or "", message, outcomes[i])
-        new = read.get(failure)
-        if new is None:
-            new = read[failure] = classify_failure_detail(*failure[:3], outcome=failure[3])
+        new = _reading(frameworks[i], types[i] or "", message, outcomes[i])
         old = tuple(reading[i] for reading in readings)
         cut = len(message) >= STORED_MESSAGE_CHARS
         if cut and new[1] == UNCLASSIFIED[1] and old[1] not in (None, UNCLASSIFIED[1]):
@@ -64,6 +59,17 @@ def reclassify_failures(results: pd.DataFrame) -> pd.DataFrame:
                 reading[i] = value
     columns = {name: _like(results, name, reading) for name, reading in zip(names, readings)}
     return results.assign(**columns, **{REREAD: changed})
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _reading(framework: Any, error_type: str, message: str, outcome: Any) -> tuple[str, str, str | None]:
+    """One failure's reading by the rule table, once per distinct failure in a process (the rules
+    are read once per process too: failures.rules_for). A census repeats one error over many
+    samples and dtypes (25,546 failing rows, 6,770 distinct, in the committed results), each
+    reading ~40 regex searches, and the report reads the XLA rows twice (its tables, host fallback)."""
+    from portability_data.runner.failures import classify_failure_detail
+
+    return classify_failure_detail(framework, error_type, message, outcome=outcome)
 
 
 def _like(frame: pd.DataFrame, name: str, values: list) -> pd.Series:
