@@ -38,7 +38,6 @@ from portability_data.report.figures import (
 from portability_data.report.findings import findings
 from portability_data.report.host_fallback import host_fallback_section
 from portability_data.report.inputs import (
-    DEVICE_ORDER,
     STUDY,
     Inputs,
     canonical_samples,
@@ -57,10 +56,11 @@ from portability_data.report.latency import (
     rows_of_pairs,
 )
 from portability_data.report.latency_figures import (
+    GENERATIONS_FIGURE,
     fig_faster_shares,
     fig_latency_density,
-    fig_latency_scatter,
     fig_setting_scatter,
+    pair_scatters,
 )
 from portability_data.report.metrics import headline_metrics
 from portability_data.report.outcomes import (
@@ -176,8 +176,11 @@ def quiet_repeats(inputs: Inputs, pooled: pd.DataFrame | None = None) -> pd.Data
     return in_reading_order(basis)
 
 
-def build(inputs: Inputs) -> tuple[list[Section], dict[str, pd.DataFrame], dict[str, bytes], dict[str, Any]]:
-    """Every table, figure and metric of the report from the input tables."""
+def build(
+    inputs: Inputs, *, pair_figures: bool = True
+) -> tuple[list[Section], dict[str, pd.DataFrame], dict[str, bytes], dict[str, Any]]:
+    """Every table, figure and metric of the report from the input tables; `pair_figures` False
+    leaves out the device pairs' latency scatters (latency_figures.pair_scatters), drawn elsewhere."""
     outcomes, latencies = inputs.outcomes, inputs.latencies
     samples = canonical_samples(inputs.samples)
     primary = primary_models(outcomes, latencies)
@@ -228,12 +231,6 @@ def build(inputs: Inputs) -> tuple[list[Section], dict[str, pd.DataFrame], dict[
         ("failure_categories.png", lambda: fig_failure_categories(tables["failure_categories"])),
         ("latency_density.png", lambda: fig_latency_density(latencies, primary)),
         ("faster_shares.png", lambda: fig_faster_shares(tables["cross_device_shares"])),
-        (
-            "generations_latency.png",
-            lambda: fig_latency_scatter(
-                generations, "Old vs new hardware of one type: per-function latency (same subtests)"
-            ),
-        ),
         ("then_now_outcomes.png", lambda: fig_then_now_outcomes(tables["then_now_summary"])),
         (
             "then_now_latency.png",
@@ -261,27 +258,10 @@ def build(inputs: Inputs) -> tuple[list[Section], dict[str, pd.DataFrame], dict[
             ),
         ),
     ]
-    scatter_names = []
-    if len(cross):
-        for (dev, ref), group in sorted(
-            cross.groupby(["device", "reference_device"]),
-            key=lambda kv: (
-                DEVICE_ORDER.index(kv[0][1]) if kv[0][1] in DEVICE_ORDER else 9,
-                DEVICE_ORDER.index(kv[0][0]) if kv[0][0] in DEVICE_ORDER else 9,
-            ),
-        ):
-            name = f"latency_{slug(dev)}_vs_{slug(ref)}.png"
-            scatter_names.append(name)
-            makers.append(
-                (
-                    name,
-                    lambda g=group, d=dev, r=ref: fig_latency_scatter(
-                        g,
-                        f"Per-function latency, {d.upper()} against {r.upper()} "
-                        "(same subtests, primary models)",
-                    ),
-                )
-            )
+    pairs = pair_scatters(latencies, primary)
+    scatter_names = [name for name, _ in pairs if name != GENERATIONS_FIGURE]
+    if pair_figures:  # else the caller draws them (run_report: the second process)
+        makers.extend(pairs)
     for name, make in makers:
         data = make()
         if data is not None:
@@ -447,7 +427,7 @@ def run_report(
         side = start_aside(data_dir, aside_file) if parallel else None
         try:
             inputs = load_inputs(data_dir, quiet_load_max=quiet_load_max(params_path))
-            built = build(inputs)
+            built = build(inputs, pair_figures=False)  # data_sections draws them
         except BaseException:
             if side is not None:  # no second process outlives the report
                 side.kill()

@@ -13,15 +13,18 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from portability_data.pipeline.frames import plain_frame
 from portability_data.report.census import KINDS as CENSUS_STATUSES
 from portability_data.report.census import census_section
 from portability_data.report.census_figure import fig_census_status
 from portability_data.report.declared_support import declared_section
 from portability_data.report.declared_xla import torch_xla_section
+from portability_data.report.inputs import primary_models
+from portability_data.report.latency_figures import pair_scatters
 from portability_data.report.render import Section
 from portability_data.report.usage_ranking import ranking_section
 from portability_data.tables.atomic import atomic_write_bytes
-from portability_data.tables.tableio import reads_shared
+from portability_data.tables.tableio import read_table, reads_shared
 
 
 def reproduction_section(data_dir: Path) -> tuple[Section, dict[str, Any]] | None:
@@ -35,13 +38,24 @@ def reproduction_section(data_dir: Path) -> tuple[Section, dict[str, Any]] | Non
     return section, parts.metrics
 
 
+def pair_figures(data_dir: Path) -> dict[str, bytes]:
+    """The latency scatters of device pairs (latency_figures.pair_scatters), from the outcomes and
+    latencies tables read as load_inputs reads them: the same primary models, the same bytes."""
+    outcomes = plain_frame(read_table("outcomes", data_dir / "outcomes"))
+    latencies = plain_frame(read_table("latencies", data_dir / "latencies"))
+    drawn = {name: make() for name, make in pair_scatters(latencies, primary_models(outcomes, latencies))}
+    return {name: data for name, data in drawn.items() if data is not None}
+
+
 def data_sections(data_dir: Path) -> tuple[list[Section], dict[str, bytes], dict[str, Any]]:
     """The sections read from data_dir alone (reproduction, usage ranking, declared support, the
-    census), in report order, with their figures and metrics: none needs build()'s tables."""
+    census), in report order, with their figures and metrics, and the latency section's device-pair
+    scatters (pair_figures): none needs build()'s tables."""
     sections: list[Section] = []
     images: dict[str, bytes] = {}
     metrics: dict[str, Any] = {}
     with reads_shared():
+        images.update(pair_figures(data_dir))
         reproduced = reproduction_section(data_dir)
         if reproduced is not None:
             sections.append(reproduced[0])
