@@ -18,12 +18,16 @@ environment it gives its workers (worker_process.worker_environment), never in t
   (PORTABILITY_COMPILE_CACHE_XLA=on): torch_xla 2.9 writes the cache but cannot load it back. On
   PJRT's CPU backend a second run of the same graph counts PersistentCacheDeserializeFailure, not
   PersistentCacheHit (tried here, issue 57); on TPU the load is UNIMPLEMENTED (pytorch/xla#9094,
-  open at 2.9) and on GPU it fails too (pytorch/xla#8930). A torch_xla that loads its cache can
-  be given one with the variable, and the runs row says which.
+  open at 2.9) and on GPU it fails too (pytorch/xla#8930). And where it loads, a hit would change
+  data: the xla path counts device_compiles from torch_xla's CompileTime metric
+  (runner/devices/xla.py), which a program read from disk does not add to, so a warm run would
+  record fewer compilations (and fewer recompiled subtests in the report) than a cold one. So it
+  is for trying a torch_xla that loads its cache, never for a committed run; the runs row says.
 
-A cache never changes a label: JAX keys an entry by the program, the compile options, the
-backend and the jax/jaxlib versions; each cache folder here is also per package versions and per
-CPU model, so a cache made by another build or another machine is never read. The cache lives
+A JAX cache changes no label and no column (no path counts JAX's XLA compilations; those that
+count device_compiles count their own exports and builds): JAX keys an entry by the program, the
+compile options, the backend and the jax/jaxlib versions; each cache folder here is also per
+package versions and per CPU model, so a cache made by another build or machine is never read. The cache lives
 under the XDG cache folder ($XDG_CACHE_HOME, else ~/.cache: portability/compile/), never in the
 repository or a shard. Opt out with `portability run --no-compile-cache` or
 PORTABILITY_COMPILE_CACHE=off; PORTABILITY_COMPILE_CACHE=<folder> puts it elsewhere.
