@@ -244,8 +244,8 @@ def with_added_columns(table: str, found: pa.Table, version: int) -> pa.Table:
     return found
 
 
-# (table, files with their mtime and size) -> the validated frame, while `reads_shared` is open
-_SHARED_READS: dict[tuple[str, tuple[tuple[str, int, int], ...]], pd.DataFrame] | None = None
+# (table, files with their inode, mtime and size) -> the validated frame, while `reads_shared` is open
+_SHARED_READS: dict[tuple[str, tuple[tuple[str, int, int, int], ...]], pd.DataFrame] | None = None
 
 
 @contextmanager
@@ -253,7 +253,7 @@ def reads_shared() -> Iterator[None]:
     """Within this block a table read twice from unchanged files is parsed and validated once and
     handed out as a copy (the report's sections each read results and runs: 238 shard files that
     are read, checked and validated again otherwise). A file rewritten in between (new mtime or
-    size) is read again."""
+    size, or a new inode: tables land by rename) is read again."""
     global _SHARED_READS
     outer, _SHARED_READS = _SHARED_READS, {} if _SHARED_READS is None else _SHARED_READS
     try:
@@ -270,7 +270,7 @@ def read_table(table: str, path: Path) -> pd.DataFrame:
     key = None
     if _SHARED_READS is not None:
         stats = [(str(file.resolve()), file.stat()) for file in files]
-        key = (table, tuple((name, st.st_mtime_ns, st.st_size) for name, st in stats))
+        key = (table, tuple((name, st.st_ino, st.st_mtime_ns, st.st_size) for name, st in stats))
         if key in _SHARED_READS:
             return _SHARED_READS[key].copy()
     arrow_tables = [read_file(table, file) for file in files]
