@@ -28,6 +28,15 @@ def repo_root() -> Path:
     return REPO_ROOT
 
 
+@pytest.fixture(scope="session", autouse=True)
+def session_compile_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The runs a test session makes keep their compile caches (runner/compile_cache.py) in one
+    session folder: never the contributor's ~/.cache, shared by the session's JAX runs."""
+    folder = tmp_path_factory.mktemp("compile-cache")
+    os.environ["PORTABILITY_COMPILE_CACHE"] = str(folder)
+    return folder
+
+
 def command(args: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
     """Run a command with the venv's scripts first on the PATH, DVC's analytics off and a git
     identity; its exit status and output, whatever they are."""

@@ -130,18 +130,26 @@ def make_data(root: Path, *, local: bool = True) -> Path:
 
 @pytest.fixture
 def data(tmp_path: Path) -> Path:
+    """The data for a test that adds tables to it: its own copy."""
     return make_data(tmp_path / "data")
 
 
-@pytest.fixture
-def tables(data: Path) -> dict[str, pd.DataFrame]:
-    return build(load_inputs(data))[1]
+@pytest.fixture(scope="module")
+def shared_data(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The data built once for the module's readers (issue 57: a build per test cost ~10 s each);
+    no test writes it (those that add tables take `data`), and each copies a table it changes."""
+    return make_data(tmp_path_factory.mktemp("summary") / "data")
 
 
-@pytest.fixture
-def rendered(data: Path, tmp_path: Path) -> tuple[str, str]:
-    out = tmp_path / "reports"
-    run_report(data, out, out / "metrics.json")
+@pytest.fixture(scope="module")
+def tables(shared_data: Path) -> dict[str, pd.DataFrame]:
+    return build(load_inputs(shared_data))[1]
+
+
+@pytest.fixture(scope="module")
+def rendered(shared_data: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple[str, str]:
+    out = tmp_path_factory.mktemp("summary-reports")
+    run_report(shared_data, out, out / "metrics.json")
     return (out / "report.md").read_text(), (out / "report.html").read_text()
 
 

@@ -184,6 +184,13 @@ COMMANDS: tuple[Command, ...] = (
             help="workers running the cases side by side: census runs only (their rows are verdicts "
             "and deviations; curated timings are measured alone); recorded as runs.jobs",
         ),
+        flag(
+            "--no-compile-cache",
+            "compile every program afresh: no persistent compile cache for the workers (JAX's by default, "
+            "torch_xla's with PORTABILITY_COMPILE_CACHE_XLA=on; under $XDG_CACHE_HOME/portability/compile, "
+            "recorded in runs.build's compile_cache; PORTABILITY_COMPILE_CACHE=off does the same for "
+            "run-stage and bench)",
+        ),
         arg(
             "--close",
             metavar="RUN_ID",

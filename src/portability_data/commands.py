@@ -8,6 +8,7 @@ pandera, DVC or `datasets`.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -228,6 +229,10 @@ def cmd_run(args: argparse.Namespace) -> None:
             if not dry_run([spec], Paths.under(_repo_root())):
                 raise SystemExit(1)
             return
+        if args.no_compile_cache:  # the workers' environment reads it (runner/compile_cache.py)
+            from portability_data.runner.compile_cache import CACHE_ENV, OFF
+
+            os.environ[CACHE_ENV] = OFF
         paths = Paths.under(_repo_root())
         run_id = run(
             spec,
