@@ -76,6 +76,19 @@ def test_the_worker_environment_carries_the_cache_unless_turned_off(
     assert not JAX_VARIABLES & set(worker_environment(spec, paths, tmp_path, 3))
 
 
+def test_a_curated_run_that_times_its_calls_reads_no_cache_unless_a_folder_is_named(tmp_path: Path) -> None:
+    """An eager JAX call's first latency includes its XLA compile: a curated run (whose timings feed
+    latencies) uses no cache by default, so its latency does not depend on the cache's state."""
+    environ = {"XDG_CACHE_HOME": str(tmp_path / "xdg")}
+    assert compile_cache.cache_dir("jax", "cpu", environ, suite="census") is not None
+    assert compile_cache.cache_dir("jax", "cpu", environ, suite="curated") is None
+    assert compile_cache.cache_environment("jax", "cpu", environ, suite="curated") == {}
+    assert compile_cache.cache_record("jax", "cpu", environ, suite="curated") == "off"
+    named = {**environ, "PORTABILITY_COMPILE_CACHE": str(tmp_path / "chosen")}
+    chosen = compile_cache.cache_dir("jax", "cpu", named, suite="curated")
+    assert chosen is not None and chosen.is_relative_to(tmp_path / "chosen")
+
+
 def statuses(paths: Paths, run_id: str) -> dict[str, tuple]:
     table = pq.read_table(paths.results_dir / "portability" / f"{run_id}.parquet").to_pandas()
     columns = ["outcome", "error_type", "confirmation", "samples", "samples_failed", "oracle"]

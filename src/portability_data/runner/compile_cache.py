@@ -45,6 +45,7 @@ from pathlib import Path
 CACHE_ENV = "PORTABILITY_COMPILE_CACHE"  # "off": no cache; a folder: the cache root; unset: XDG
 XLA_OPT_IN_ENV = "PORTABILITY_COMPILE_CACHE_XLA"  # "on": torch_xla's cache too (see the docstring)
 OFF = "off"
+CENSUS_SUITE = "census"  # the suite whose runs use the cache by default (verdicts, no latencies)
 XLA_DEVICES = ("xla", "tpu")  # torch on these runs through torch_xla
 JAX_CACHE_MAX_BYTES = 4 * 2**30  # least recently read entries go past this (an eager primitive: ~4 KB)
 
@@ -86,10 +87,17 @@ def cache_kind(framework: str, device: str) -> str | None:
     return None
 
 
-def cache_dir(framework: str, device: str, environ: Mapping[str, str] = os.environ) -> Path | None:
-    """The folder this (framework, device)'s workers cache compiled programs in; None: no cache."""
+def cache_dir(
+    framework: str, device: str, environ: Mapping[str, str] = os.environ, suite: str = "census"
+) -> Path | None:
+    """The folder this (framework, device)'s workers cache compiled programs in; None: no cache.
+    A curated run times its calls, and the first call of an eager JAX primitive includes its
+    compile: read from disk, that latency would change with the cache's state, so curated runs
+    use a cache only where PORTABILITY_COMPILE_CACHE names a folder (census runs keep verdicts only)."""
     root, kind = cache_root(environ), cache_kind(framework, device)
     if root is None or kind is None:
+        return None
+    if suite != CENSUS_SUITE and not environ.get(CACHE_ENV, "").strip():
         return None
     if kind == "torch_xla" and environ.get(XLA_OPT_IN_ENV, "").strip().lower() != "on":
         return None
@@ -97,9 +105,11 @@ def cache_dir(framework: str, device: str, environ: Mapping[str, str] = os.envir
     return root / kind / _versions(*packages) / _machine()
 
 
-def cache_environment(framework: str, device: str, environ: Mapping[str, str] = os.environ) -> dict[str, str]:
+def cache_environment(
+    framework: str, device: str, environ: Mapping[str, str] = os.environ, suite: str = "census"
+) -> dict[str, str]:
     """The variables that turn the cache on in a worker (empty: off, or no cache for this path)."""
-    folder = cache_dir(framework, device, environ)
+    folder = cache_dir(framework, device, environ, suite)
     if folder is None:
         return {}
     folder.mkdir(parents=True, exist_ok=True)
@@ -118,10 +128,12 @@ def cache_environment(framework: str, device: str, environ: Mapping[str, str] = 
     return {"XLA_PERSISTENT_CACHE_PATH": str(folder), "XLA_PERSISTENT_CACHE_READ_ONLY": "0"}
 
 
-def cache_record(framework: str, device: str, environ: Mapping[str, str] = os.environ) -> str | None:
+def cache_record(
+    framework: str, device: str, environ: Mapping[str, str] = os.environ, suite: str = "census"
+) -> str | None:
     """What the runs row says (runs.build's compile_cache): the cache folder, "off", or None where
     the path has no persistent cache. A resumed run records the setting it finished with."""
     if cache_kind(framework, device) is None:
         return None
-    folder = cache_dir(framework, device, environ)
+    folder = cache_dir(framework, device, environ, suite)
     return OFF if folder is None else str(folder)

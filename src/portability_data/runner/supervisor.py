@@ -576,7 +576,7 @@ def finish(state: RunState, paths: Paths, status: str = "complete") -> str:
 def _build_json(build: dict[str, Any] | None, spec: RunSpec) -> str | None:
     """The worker's build facts, with the compile cache its workers used (compile_cache.cache_record:
     the folder, or "off"), so a reader knows a re-run read compiled programs from disk."""
-    cache = cache_record(spec.framework, spec.device)
+    cache = cache_record(spec.framework, spec.device, suite=spec.suite)
     if cache is not None:
         build = {**(build or {}), "compile_cache": cache}
     return json.dumps(build, sort_keys=True) if build is not None else None

@@ -221,7 +221,7 @@ def worker_environment(spec: RunSpec, paths: Paths, scratch: Path, events_fd: in
         }
     )
     # persistent compile caches (JAX, torch_xla) for re-runs, outside the repository (compile_cache)
-    env.update(cache_environment(spec.framework, spec.device))
+    env.update(cache_environment(spec.framework, spec.device, suite=spec.suite))
     if xla_on_cpu(spec.device, env):
         # XLA's CPU backend uses no GPU: hidden, a CUDA build of torch (torch_xla's) initialises no
         # driver, in a spawned worker as in the confirmations' fork server (fork_worker.preload)
