@@ -113,12 +113,16 @@ def copy_repository(target: Path) -> Path:
 
 
 class CaseRepo:
-    """A minimal repository with cases/ (and the real harness conftest) for runner tests."""
+    """A minimal repository with cases/ (and the real harness conftest) for runner tests, and the
+    committed samples table, which `portability case check` checks the rows' `samples` against."""
 
     def __init__(self, root: Path) -> None:
+        from portability_data.tables.locations import table_path
+
         self.root = root
         (root / "cases").mkdir(parents=True)
         shutil.copy(REPO_ROOT / "cases" / "conftest.py", root / "cases" / "conftest.py")
+        shutil.copytree(REPO_ROOT / table_path("samples"), root / table_path("samples"))
 
     def add(self, framework: str, slug: str, test_source: str, function: str | None = None) -> str:
         folder = self.root / "cases" / framework
