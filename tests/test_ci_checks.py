@@ -1,5 +1,5 @@
-"""CI's code checks (.ci/run, issue 56): `ruff check` and `ruff format --check`, with the dev
-extra's pinned ruff. The repository passes them now, and the lines .ci/run runs fail loudly and name
+"""CI's code checks (.ci/run, issue 56): `ruff check`, `ruff format --check` and mypy, with the dev
+extra's pinned tools. The repository passes them now, and the lines .ci/run runs fail loudly and name
 the file when a file breaks them."""
 
 from __future__ import annotations
@@ -58,3 +58,32 @@ def test_ci_fails_on_an_unformatted_file_and_names_it(tmp_path: Path) -> None:
     assert "File would be reformatted\n --> src/untidy.py" in said
     assert "tidy.py" not in said.replace("untidy.py", "")
     assert "CI: ruff format would change the files above" in done.stdout
+
+
+def test_mypy_passes_and_fails_loudly_on_a_type_error(tmp_path: Path) -> None:
+    """mypy as CI runs it (pyproject's [tool.mypy]) passes on the repository; the same settings on a
+    copy of tables/ with one wrong return type fail and name the file and line."""
+    script = ci_lines(".venv/bin/mypy", 1)
+    here = subprocess.run(
+        [str(SCRIPTS / "mypy"), "--cache-dir", str(tmp_path / "cache")],
+        cwd=REPO_ROOT,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert here.returncode == 0 and "Success: no issues found" in here.stdout, here.stdout + here.stderr
+    copy = tmp_path / "repo"
+    shutil.copytree(REPO_ROOT / "src" / "portability_data" / "tables", copy / "src/portability_data/tables")
+    (copy / "src/portability_data/__init__.py").write_text("")
+    (copy / "src/portability_data/runner").mkdir()
+    (copy / "src/portability_data/runner/__init__.py").write_text("")
+    shutil.copy(REPO_ROOT / "pyproject.toml", copy / "pyproject.toml")
+    (copy / "src/portability_data/tables/wrong.py").write_text(
+        '"""A wrong return type."""\n\n\ndef count() -> int:\n    return "one"\n'
+    )
+    failed = run_ci(script, copy)
+    assert failed.returncode == 1
+    assert 'src/portability_data/tables/wrong.py:5: error: Incompatible return value type (got "str"' in (
+        failed.stdout
+    )
+    assert "CI: mypy found the type errors above" in failed.stdout
