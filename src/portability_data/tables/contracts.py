@@ -1,7 +1,7 @@
 """The table contracts as Arrow schemas: the one light module every writer needs.
 
 It imports only pyarrow so that the runner can write shards on a bare accelerator machine
-(framework + pytest + NumPy + pyarrow, see DESIGN.md "The runner"). The pandera models in
+(framework + pytest + NumPy + pyarrow, see docs/ARCHITECTURE.md, "The runner"). The pandera models in
 `schemas.py` add the value checks and are cross-checked against these schemas in the tests.
 """
 
