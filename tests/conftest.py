@@ -27,9 +27,10 @@ REFERENCE_DIR = REPO_ROOT.parent / "shared" / "reference" / "mince2023"
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Mark every test unit, e2e or env from what it reaches (tests/tiers.py), so that
     `pytest -m unit` is the quick tier and no hand-written mark can drift from the code."""
-    from tests.tiers import TIERS, Reach, reached_by, tier_of
+    from tests.tiers import COLLECTED, TIERS, Reach, reached_by, tier_of
 
     reach = Reach()
+    collected = config.stash.setdefault(COLLECTED, {})
     for item in items:
         if not isinstance(item, pytest.Function):
             continue
@@ -40,6 +41,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         fixtures = [defs[name][-1].func for name in item.fixturenames if defs.get(name)]
         tier = max([tier_of(reached_by(reach, item.function, fixtures)), *asked], key=TIERS.index)
         item.add_marker(tier)
+        collected[item.nodeid] = tier
 
 
 @pytest.fixture(autouse=True)

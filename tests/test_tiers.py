@@ -11,7 +11,7 @@ import pytest
 
 from tests.conftest import case_repo, sh
 from tests.test_bare_runner import bare_venv
-from tests.tiers import Reach, TierError, reached_by, tier_of, unit_guard
+from tests.tiers import COLLECTED, Reach, TierError, reached_by, tier_of, unit_guard
 
 
 def pure(values: list[int]) -> int:
@@ -59,21 +59,22 @@ def builds_a_venv() -> None:
 
 
 @pytest.mark.parametrize(
-    ("function", "tier"),
+    ("name", "tier"),
     [
-        (pure, "unit"),
-        (imports_torch_late, "e2e"),
-        (calls_a_helper_that_imports_jax, "e2e"),
-        (runs_git, "e2e"),
-        (imports_by_a_runtime_name, "e2e"),
-        (uses_a_conftest_helper, "e2e"),  # conftest's `sh` runs a process
-        (reaches_the_run_stage_lazily, "e2e"),  # run_stage's digests of earlier commits run git
-        (makes_a_backend, "e2e"),  # the device registry's backend imports the framework
-        (builds_a_venv, "env"),
+        ("pure", "unit"),
+        ("imports_torch_late", "e2e"),
+        ("calls_a_helper_that_imports_jax", "e2e"),
+        ("runs_git", "e2e"),
+        ("imports_by_a_runtime_name", "e2e"),
+        ("uses_a_conftest_helper", "e2e"),  # conftest's `sh` runs a process
+        ("reaches_the_run_stage_lazily", "e2e"),  # run_stage's digests of earlier commits run git
+        ("makes_a_backend", "e2e"),  # the device registry's backend imports the framework
+        ("builds_a_venv", "env"),
     ],
 )
-def test_a_function_is_tiered_by_what_it_reaches(function, tier) -> None:
-    assert tier_of(reached_by(Reach(), function, [])) == tier
+def test_a_function_is_tiered_by_what_it_reaches(name: str, tier: str) -> None:
+    """By name, so that this test itself reads as unit (it runs none of them)."""
+    assert tier_of(reached_by(Reach(), globals()[name], [])) == tier
 
 
 def test_fixtures_count_as_the_test_does() -> None:
@@ -86,15 +87,12 @@ def test_the_collected_tests_carry_their_tier(request: pytest.FixtureRequest) ->
     """conftest.py marked the tests of this file as they read: this one and the guard's pure test
     unit, the guard's framework and process tests e2e (they name functions that import torch or run
     git, though the guard stops both)."""
-    tiers = {
-        item.name: {mark.name for mark in item.iter_markers()} & {"unit", "e2e", "env"}
-        for item in request.session.items
-        if item.nodeid.startswith("tests/test_tiers.py::")
-    }
-    assert tiers["test_the_collected_tests_carry_their_tier"] == {"unit"}
-    assert tiers["test_the_guard_lets_a_pure_test_through"] == {"unit"}
-    assert tiers["test_a_unit_test_that_imports_a_framework_fails_naming_it"] == {"e2e"}
-    assert tiers["test_a_unit_test_that_starts_a_process_fails_naming_it"] == {"e2e"}
+    assert {m.name for m in request.node.iter_markers()} & {"unit", "e2e", "env"} == {"unit"}
+    tiers = request.config.stash[COLLECTED]  # every collected test's, `-m` deselected ones too
+    here = "tests/test_tiers.py::"
+    assert tiers[here + "test_the_guard_lets_a_pure_test_through"] == "unit"
+    assert tiers[here + "test_a_unit_test_that_imports_a_framework_fails_naming_it"] == "e2e"
+    assert tiers[here + "test_a_unit_test_that_starts_a_process_fails_naming_it"] == "e2e"
 
 
 def test_a_unit_test_that_imports_a_framework_fails_naming_it() -> None:

@@ -29,6 +29,8 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 REPO_ROOT = Path(__file__).resolve().parent.parent
 TIERS = ("unit", "e2e", "env")
 
@@ -70,6 +72,10 @@ DYNAMIC = "<import by a runtime name>"
 # Functions that reach a framework through a table the reading cannot follow: the device registry
 # makes the path's backend for a framework (`path.backends[framework](device)`), which imports it.
 THROUGH_A_REGISTRY = frozenset({"portability_data.runner.devices.backend_for"})
+
+
+# nodeid -> tier of every collected test, before `-m` deselects any (conftest.py fills it).
+COLLECTED = pytest.StashKey[dict[str, str]]()
 
 
 class TierError(AssertionError):
@@ -171,6 +177,8 @@ class Reach:
         if isinstance(value, types.ModuleType):
             return self._module(value.__name__)
         if (inspect.isfunction(value) or inspect.isclass(value)) and _own(value):
+            if inspect.getsourcefile(value) == __file__:  # the reader itself (its imports are of src/)
+                return set()
             if f"{value.__module__}.{value.__qualname__}" in THROUGH_A_REGISTRY:
                 return {DYNAMIC}
             return set(self.of(value))
