@@ -243,8 +243,9 @@ def test_a_shard_of_an_older_schema_reads_with_the_added_columns_as_nulls(tmp_pa
     assert frame["execution"].isna().all() and frame["confirmation"].isna().all()
     assert frame["test_id"].tolist() == ["cases/torch/test_add.py::test_a"]
 
-    v2_missing = pa.Table.from_pylist([result_row()], schema=v1_schema.with_metadata(
-        {"table": "results", "schema_version": "2"}))
+    v2_missing = pa.Table.from_pylist(
+        [result_row()], schema=v1_schema.with_metadata({"table": "results", "schema_version": "2"})
+    )
     pq.write_table(v2_missing, tmp_path / "drift.parquet")
     with pytest.raises(TableValidationError, match="'execution': missing column"):
         read_table("results", tmp_path / "drift.parquet")

@@ -37,7 +37,7 @@ def arg(*names: str, **settings: Any) -> Arg:
     return Arg(names, settings)
 
 
-def path_arg(name: str, default: str, help_: str) -> Arg:
+def path_arg(name: str, default: str | Path, help_: str) -> Arg:
     """A path option with a default path."""
     return Arg((name,), {"type": Path, "default": Path(default), "help": help_})
 

@@ -107,9 +107,7 @@ def cmd_case_check(args: argparse.Namespace) -> None:
                     "give paths relative to the repository root, e.g. cases/torch/argsort.yaml"
                 )
         api = read_table("api", args.api) if args.api.exists() else None
-        problems = check_rows(
-            rows, api, _samples_to_check(args.samples, root), root, collect=not args.no_collect
-        )
+        problems = check_rows(rows, api, _samples_to_check(args.samples), root, collect=not args.no_collect)
         if problems:
             raise CaseRowError(problems)
     except CaseRowError as exc:
@@ -134,25 +132,21 @@ def cmd_case_check(args: argparse.Namespace) -> None:
         )
 
 
-def _samples_to_check(given: Path | None, root: Path) -> Any:
-    """The samples table the rows' `samples` are checked against: the path given (which must exist),
-    or the repository's data/samples (every sample), warned about where a checkout lacks it."""
-    from portability_data.tables.tableio import read_table
+def _samples_to_check(path: Path) -> Any:
+    """The samples table the rows' `samples` are checked against. A missing one is an error, never a
+    skip: without it no row's `samples` would be checked, and the check would still say OK."""
+    from portability_data.tables.locations import table_path
+    from portability_data.tables.tableio import parquet_files, read_table
 
-    if given is not None:
-        if not given.exists():
-            raise SystemExit(
-                f"error: --samples {given}: no such table; give data/samples or one of its files"
-            )
-        return read_table("samples", given)
-    default = root / "data" / "samples"
-    if not list(default.glob("*.parquet")):
-        print(
-            f"warning: no samples table at {default}; the rows' `samples` are not checked",
-            file=sys.stderr,
+    if not parquet_files(path):
+        fresh = table_path("samples", "fresh")
+        raise SystemExit(
+            f"error: --samples {path}: no samples table there (no *.parquet file), so the rows' "
+            f"`samples` cannot be checked; in a checkout, restore the committed one "
+            f"(`git checkout -- {table_path('samples')}`) or remake {fresh} (`dvc repro -s sample`), "
+            "or give --samples a samples table"
         )
-        return None
-    return read_table("samples", default)
+    return read_table("samples", path)
 
 
 def cmd_devices(args: argparse.Namespace) -> None:

@@ -12,7 +12,8 @@ This module is the run's loop and its end (`run`, `close_partial`, `finish`); be
 (what to run, where), `journal` (the journal and resuming), `worker_process` (the worker process) and
 `provenance` (host facts and code digests).
 
-Light on purpose: the framework, pytest, NumPy, pyarrow and PyYAML only (DESIGN.md).
+Light on purpose: the framework, pytest, NumPy, pyarrow and PyYAML only (docs/ARCHITECTURE.md,
+"Layers": the runner-bare contract).
 """
 
 from __future__ import annotations

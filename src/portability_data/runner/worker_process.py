@@ -94,7 +94,8 @@ class Worker:
         while True:
             if b"\n" in self._buffer:
                 line, self._buffer = self._buffer.split(b"\n", 1)
-                return json.loads(line)
+                event: dict[str, Any] = json.loads(line)
+                return event
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 return None

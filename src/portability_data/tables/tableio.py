@@ -66,7 +66,8 @@ class TableValidationError(ValueError):
 
 def empty_frame(table: str) -> pd.DataFrame:
     """A frame with the table's columns and declared types and no rows."""
-    return arrow_schema(table).empty_table().to_pandas(types_mapper=pd.ArrowDtype)
+    frame: pd.DataFrame = arrow_schema(table).empty_table().to_pandas(types_mapper=pd.ArrowDtype)
+    return frame
 
 
 def to_arrow(table: str, frame: pd.DataFrame, source: str = "<memory>") -> pa.Table:
