@@ -130,7 +130,10 @@ class BenchJournal:
             )
 
     def part(self, part: Part) -> dict[str, Any]:
-        return self.state["parts"].setdefault(part.label, {"status": "pending", "run_ids": []})
+        entry: dict[str, Any] = self.state["parts"].setdefault(
+            part.label, {"status": "pending", "run_ids": []}
+        )
+        return entry
 
     def save(self) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -279,13 +282,17 @@ def bench_device(
     paths = paths_in(out, repo_root)
     journal = BenchJournal(out)
     journal.check_device(limits)
-    for label, run_id in adopt_unclosed(paths, limits.source):
-        say(f"{label}: {run_id} was left unclosed (the bench was killed): closed partial, its rows kept")
+    for label, orphan in adopt_unclosed(paths, limits.source):
+        say(f"{label}: {orphan} was left unclosed (the bench was killed): closed partial, its rows kept")
         journal.state["parts"].setdefault(label, {"status": "partial", "run_ids": []})["run_ids"].append(
-            run_id
+            orphan
         )
         journal.state["parts"][label]["status"] = "partial"
-    call = {"started_at": dt.datetime.now(dt.UTC).isoformat(), "budget_s": limits.budget_s, "ran": []}
+    call: dict[str, Any] = {
+        "started_at": dt.datetime.now(dt.UTC).isoformat(),
+        "budget_s": limits.budget_s,
+        "ran": [],
+    }
     journal.state["calls"].append(call)
     journal.save()
     for part in parts:

@@ -103,7 +103,8 @@ def summarize(state: dict[str, Any], paths: Paths, source: str) -> dict[str, Any
     """Per part: its status, and per run its status, rows, outcome counts, framework version and
     device model as the runs row and shard record them; and the versions against the pins."""
     pins = pinned_versions(paths.repo_root)
-    parts, versions = [], {}
+    parts: list[dict[str, Any]] = []
+    versions: dict[str, Any] = {}
     for label, entry in state.get("parts", {}).items():
         runs = []
         for run_id in entry.get("run_ids", []):
