@@ -7,6 +7,7 @@ import shutil
 import subprocess
 import sys
 import textwrap
+from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -23,9 +24,50 @@ REPO_ROOT = Path(__file__).resolve().parent.parent
 REFERENCE_DIR = REPO_ROOT.parent / "shared" / "reference" / "mince2023"
 
 
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Mark every test unit, e2e or env from what it reaches (tests/tiers.py), so that
+    `pytest -m unit` is the quick tier and no hand-written mark can drift from the code."""
+    from tests.tiers import COLLECTED, TIERS, Reach, reached_by, tier_of
+
+    reach = Reach()
+    collected = config.stash.setdefault(COLLECTED, {})
+    for item in items:
+        if not isinstance(item, pytest.Function):
+            continue
+        asked = {mark.name for mark in item.iter_markers() if mark.name in TIERS}
+        if "unit" in asked:
+            raise pytest.UsageError(f"{item.nodeid}: the unit tier is read from the code, not marked by hand")
+        defs = item._fixtureinfo.name2fixturedefs
+        fixtures = [defs[name][-1].func for name in item.fixturenames if defs.get(name)]
+        tier = max([tier_of(reached_by(reach, item.function, fixtures)), *asked], key=TIERS.index)
+        item.add_marker(tier)
+        collected[item.nodeid] = tier
+
+
+@pytest.fixture(autouse=True)
+def _unit_tier_guard(request: pytest.FixtureRequest) -> Iterator[None]:
+    """A unit test that starts a process or imports a framework anyway fails, naming what it did."""
+    from tests.tiers import unit_guard
+
+    if request.node.get_closest_marker("unit") is None:
+        yield
+        return
+    with unit_guard(request.node.nodeid):
+        yield
+
+
 @pytest.fixture
 def repo_root() -> Path:
     return REPO_ROOT
+
+
+@pytest.fixture(scope="session", autouse=True)
+def session_compile_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The runs a test session makes keep their compile caches (runner/compile_cache.py) in one
+    session folder: never the contributor's ~/.cache, shared by the session's JAX runs."""
+    folder = tmp_path_factory.mktemp("compile-cache")
+    os.environ["PORTABILITY_COMPILE_CACHE"] = str(folder)
+    return folder
 
 
 def command(args: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
@@ -113,12 +155,19 @@ def copy_repository(target: Path) -> Path:
 
 
 class CaseRepo:
-    """A minimal repository with cases/ (and the real harness conftest) for runner tests."""
+    """A minimal repository with cases/ (and the real harness conftest) for runner tests, and the
+    study's committed sample (data/samples/mince2023.parquet, which no stage writes): the samples
+    table `portability case check` checks the rows' `samples` against."""
 
     def __init__(self, root: Path) -> None:
+        from portability_data.tables.locations import table_path
+
         self.root = root
         (root / "cases").mkdir(parents=True)
         shutil.copy(REPO_ROOT / "cases" / "conftest.py", root / "cases" / "conftest.py")
+        study = table_path("samples", "mince2023")
+        (root / study).parent.mkdir(parents=True)
+        shutil.copy(REPO_ROOT / study, root / study)
 
     def add(self, framework: str, slug: str, test_source: str, function: str | None = None) -> str:
         folder = self.root / "cases" / framework

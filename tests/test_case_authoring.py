@@ -240,16 +240,23 @@ def test_the_scaffold_writes_the_row_format_version_cases_readme_documents(case_
 
 def test_an_unknown_sample_is_refused_by_the_default_check(case_repo: CaseRepo) -> None:
     """`portability case check` as CI runs it (no --samples) checks the rows' samples against the
-    repository's data/samples."""
+    repository's data/samples; a checkout without it is an error that names the path and the fix,
+    never an OK that checked no row's `samples` (issue 56)."""
     import shutil
 
     case_repo.add("torch", "argsort", "def test_ok():\n    assert True\n", function="torch.argsort")
     row = case_repo.root / "cases" / "torch" / "argsort.yaml"
     text = row.read_text().replace("samples: []", "samples: [nosuchsample]")
     row.write_text(text + 'no_upstream_test: "a test of the check, not of torch"\n')
+    shutil.move(case_repo.root / "data" / "samples", case_repo.root / "samples-elsewhere")
     unchecked = cli(case_repo.root, "case", "check", "--no-collect")  # a checkout without data/samples
-    assert unchecked.returncode == 0 and "warning: no samples table at" in unchecked.stderr
-    shutil.copytree(REPO_ROOT / "data" / "samples", case_repo.root / "data" / "samples")
+    assert unchecked.returncode == 1, unchecked.stdout
+    assert "OK" not in unchecked.stdout
+    assert "error: --samples data/samples: no samples table there" in unchecked.stderr
+    assert (
+        "`git checkout -- data/samples`" in unchecked.stderr and "`dvc repro -s sample`" in unchecked.stderr
+    )
+    shutil.move(case_repo.root / "samples-elsewhere", case_repo.root / "data" / "samples")
     out = cli(case_repo.root, "case", "check", "--no-collect")
     assert out.returncode == 1, out.stdout
     assert (
@@ -258,4 +265,6 @@ def test_an_unknown_sample_is_refused_by_the_default_check(case_repo: CaseRepo) 
     )
     assert "mince2023" in out.stderr
     missing = cli(case_repo.root, "case", "check", "--no-collect", "--samples", "data/nothing.parquet")
-    assert missing.returncode != 0 and "--samples data/nothing.parquet: no such table" in missing.stderr
+    assert (
+        missing.returncode == 1 and "--samples data/nothing.parquet: no samples table there" in missing.stderr
+    )

@@ -130,18 +130,26 @@ def make_data(root: Path, *, local: bool = True) -> Path:
 
 @pytest.fixture
 def data(tmp_path: Path) -> Path:
+    """The data for a test that adds tables to it: its own copy."""
     return make_data(tmp_path / "data")
 
 
-@pytest.fixture
-def tables(data: Path) -> dict[str, pd.DataFrame]:
-    return build(load_inputs(data))[1]
+@pytest.fixture(scope="module")
+def shared_data(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The data built once for the module's readers (issue 57: a build per test cost ~10 s each);
+    no test writes it (those that add tables take `data`), and each copies a table it changes."""
+    return make_data(tmp_path_factory.mktemp("summary") / "data")
 
 
-@pytest.fixture
-def rendered(data: Path, tmp_path: Path) -> tuple[str, str]:
-    out = tmp_path / "reports"
-    run_report(data, out, out / "metrics.json")
+@pytest.fixture(scope="module")
+def tables(shared_data: Path) -> dict[str, pd.DataFrame]:
+    return build(load_inputs(shared_data))[1]
+
+
+@pytest.fixture(scope="module")
+def rendered(shared_data: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple[str, str]:
+    out = tmp_path_factory.mktemp("summary-reports")
+    run_report(shared_data, out, out / "metrics.json")
     return (out / "report.md").read_text(), (out / "report.html").read_text()
 
 
@@ -293,10 +301,10 @@ def test_then_now_and_compiled_counts(tables: dict[str, pd.DataFrame], rendered:
     )
     rows = _rows(rendered[0], "Then vs now").set_index("now")
     assert rows.loc["portability · 2.13.0 · EPYC (cpu) · eager"].tolist() == [
-        "torch", "1.12.0 · t4_vm CPU", "1", "1", "0", "2", "0.500× (n=1)"
+        "torch", "1.12.0 · t4_vm CPU · eager", "1", "1", "0", "2", "0.500× (n=1)"
     ]  # fmt: skip
     local = rows.loc["local · 2.5.0 · RTX 4090 (gpu) · eager"]
-    assert (local["then (study)"], local["fixed"]) == ("1.12.0 · T4 (gpu)", "2")
+    assert (local["then (study)"], local["fixed"]) == ("1.12.0 · T4 (gpu) · eager", "2")
     compiled = tables["summary_compiled"].set_index("mode")
     executions = tables["executions"].set_index("mode")
     for column in ("n_subtests", "compiled", "graph_breaks", "eager_fallback", "not_routed"):
@@ -383,7 +391,31 @@ def test_a_then_now_comparison_reads_one_study_machine_for_every_number(data: Pa
     run_report(data, out, out / "metrics.json")
     rows = _rows((out / "report.md").read_text(), "Then vs now").set_index("now")
     xla = rows.loc["portability · 2.9.0 · XLA CPU (PJRT) · eager"]
-    assert (xla["then (study)"], xla["latency now/then"]) == ("1.12.0 · TPU v3-8", "0.100× (n=2)")
+    assert (xla["then (study)"], xla["latency now/then"]) == ("1.12.0 · TPU v3-8 · eager", "0.100× (n=2)")
+
+
+def test_a_compiled_setting_is_not_timed_against_the_studys_eager_run(data: Path, tmp_path: Path) -> None:
+    """The study timed eager mode only: our compiled setting's outcomes are read against it, its
+    latencies never (a jit-compiled call against an op-by-op one is a mode ratio, not then vs now)."""
+    compiled = ("portability", "torch", "2.13.0", "cpu", "EPYC", "compiled")
+    functions = ["torch.f1", "torch.f2"]
+    outcomes = [_outcome(compiled, fn, "success") for fn in functions]
+    latencies = [_latency(STUDY_CPU, fn, 10.0) for fn in functions]
+    latencies += [_latency(compiled, fn, 0.1) for fn in functions]
+    write_table("outcomes", pd.DataFrame(outcomes), data / "outcomes" / "compiled.parquet")
+    write_table("latencies", pd.DataFrame(latencies), data / "latencies" / "compiled.parquet")
+    tables = build(load_inputs(data))[1]
+    now = "portability · torch 2.13.0 · EPYC (cpu) · compiled"
+    moves = tables["then_now_latency"]
+    assert moves[moves["now_setting"] == now].empty
+    changes = tables["then_now_changes"]
+    assert len(changes[changes["now_setting"] == now])  # outcomes are still compared
+    out = tmp_path / "reports"
+    run_report(data, out, out / "metrics.json")
+    rows = _rows((out / "report.md").read_text(), "Then vs now").set_index("now")
+    row = rows.loc["portability · 2.13.0 · EPYC (cpu) · compiled"]
+    assert row["then (study)"].endswith(" · eager")
+    assert row["latency now/then"] == "none (the study timed eager mode only)"
 
 
 def test_a_latency_summary_of_another_study_machine_is_not_merged(tables: dict[str, pd.DataFrame]) -> None:
@@ -442,6 +474,10 @@ def test_findings_name_a_setting_without_quiet_latency(tables: dict[str, pd.Data
     sentences = findings({**tables, "summary_then_now": row}, None)
     then_vs_now = next(s for s in sentences if s.startswith("**Then vs now:**"))
     assert "PyTorch compiled against the study's TPU v3-8" in then_vs_now
+    assert "no latency: the study timed eager mode only" in then_vs_now and "now/then" not in then_vs_now
+    eager = row.assign(now_setting="portability · torch 2.9.0 · XLA CPU (PJRT) · eager")
+    sentences = findings({**tables, "summary_then_now": eager}, None)
+    then_vs_now = next(s for s in sentences if s.startswith("**Then vs now:**"))
     assert "no latency: no quiet run of ours" in then_vs_now and "now/then" not in then_vs_now
     census = {
         "functions": 1644,
@@ -459,3 +495,26 @@ def test_findings_name_a_setting_without_quiet_latency(tables: dict[str, pd.Data
     last = findings(tables, census)[-1]
     assert last.startswith("**The census** ran 1,644 functions in 26,340 function × dtype pairs")
     assert "PyTorch eager on xla: 456 of 736 functions lose at least one dtype that runs on the CPU" in last
+
+
+def test_a_device_run_on_another_release_than_the_cpus_is_said_so() -> None:
+    """A lent GPU's image has its own framework release (torch 2.11 there, our CPU runs 2.13): the
+    opening sets it beside the CPU of its own release where there is one, else says the gap is the
+    versions' too (issue 58)."""
+    from portability_data.report.findings import _now
+
+    def row(device: str, model: str, version: str, pct: float) -> dict[str, object]:
+        return {
+            "source": "portability", "framework": "torch", "device": device, "device_model": model,
+            "mode": "eager", "n_known": 10, "pct_failing": pct, "framework_version": version,
+        }  # fmt: skip
+
+    gpu = row("gpu", "NVIDIA H200", "2.11.0+cu130", 20.0)
+    ours = row("cpu", "Xeon", "2.13.0+cpu", 10.0)
+    text = _now({"summary_failing": pd.DataFrame([gpu, ours])})
+    assert text is not None
+    assert "2.11.0+cu130, against 10.0% of 10 on the CPU, 2.13.0+cpu (another version" in text
+    theirs = row("cpu", "H200 host", "2.11.0+cpu", 5.0)
+    text = _now({"summary_failing": pd.DataFrame([gpu, ours, theirs])})
+    assert text is not None and "against 5.0% of 10 on the CPU, 2.11.0+cpu" in text
+    assert "another version" not in text

@@ -374,7 +374,7 @@ def test_reasons_come_from_the_rows(tmp_path: Path) -> None:
 
 
 def test_report_section_shows_the_counts_and_the_table8_functions() -> None:
-    from portability_data.report.build import reproduction_section
+    from portability_data.report.data_sections import reproduction_section
 
     built = reproduction_section(DATA)
     assert built is not None

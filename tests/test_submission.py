@@ -585,9 +585,32 @@ def test_a_run_from_code_git_commit_does_not_name_says_so(tmp_path: Path) -> Non
     assert code_modified(tmp_path) is None
 
 
-def state(commit: str, modified: bool | None) -> dict:
+def test_a_data_commit_while_a_run_measures_is_not_a_code_change(tmp_path: Path) -> None:
+    """Shards committed while a run measures (its git_commit moves) leave src/'s tree as it was: the
+    code that ran is the start's commit's; a commit that changes src/ is code that ran too."""
+    from portability_data.runner.provenance import code_as_run, code_state
+
+    package = tmp_path / "src" / "portability_data"
+    package.mkdir(parents=True)
+    (package / "rule.py").write_text("LIMIT = 1\n")
+    git(tmp_path, "init", "-q")
+    git(tmp_path, "add", "src")
+    git(tmp_path, "commit", "-q", "-m", "code")
+    at_start = code_state(tmp_path, package)
+    (tmp_path / "shard.parquet").write_bytes(b"rows")
+    git(tmp_path, "add", "shard.parquet")
+    git(tmp_path, "commit", "-q", "-m", "data")
+    after_data = code_state(tmp_path, package)
+    assert after_data["git_commit"] != at_start["git_commit"]
+    assert code_as_run(at_start, after_data) == (at_start["git_commit"], False)
+    (package / "rule.py").write_text("LIMIT = 2\n")
+    git(tmp_path, "commit", "-q", "-am", "code again")
+    assert code_as_run(at_start, code_state(tmp_path, package)) == (at_start["git_commit"], True)
+
+
+def state(commit: str, modified: bool | None, tree: str | None = None) -> dict:
     """A checkout's code state as provenance.code_state gives it."""
-    return {"git_commit": commit, "code_modified": modified}
+    return {"git_commit": commit, "code_modified": modified, "src_tree": tree}
 
 
 @pytest.mark.parametrize(
@@ -596,6 +619,10 @@ def state(commit: str, modified: bool | None) -> dict:
         (state("a", False), state("a", False), ("a", False)),
         # committed while it ran: workers started after the commit ran code the start's commit lacks
         (state("a", False), state("b", False), ("a", True)),
+        (state("a", False, "t1"), state("b", False, "t2"), ("a", True)),
+        # a commit of data alone while it ran (src/ the same tree): the code that ran is the start's
+        (state("a", False, "t1"), state("b", False, "t1"), ("a", False)),
+        (state("a", False, "t1"), state("b", True, "t1"), ("a", True)),
         # src/ edited and the edit undone while it ran, or edited only at the start: modified
         (state("a", True), state("a", False), ("a", True)),
         (state("a", False), state("a", True), ("a", True)),

@@ -243,8 +243,33 @@ def test_a_shard_of_an_older_schema_reads_with_the_added_columns_as_nulls(tmp_pa
     assert frame["execution"].isna().all() and frame["confirmation"].isna().all()
     assert frame["test_id"].tolist() == ["cases/torch/test_add.py::test_a"]
 
-    v2_missing = pa.Table.from_pylist([result_row()], schema=v1_schema.with_metadata(
-        {"table": "results", "schema_version": "2"}))
+    v2_missing = pa.Table.from_pylist(
+        [result_row()], schema=v1_schema.with_metadata({"table": "results", "schema_version": "2"})
+    )
     pq.write_table(v2_missing, tmp_path / "drift.parquet")
     with pytest.raises(TableValidationError, match="'execution': missing column"):
         read_table("results", tmp_path / "drift.parquet")
+
+
+def test_shared_reads_parse_a_table_once_and_see_a_rewritten_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Within reads_shared a second read of unchanged files parses nothing again and hands out a copy
+    (a caller's change stays its own); a file rewritten in between is read again; outside the block
+    every read parses (issue 57: the report's sections read results and runs twice)."""
+    from portability_data.tables import tableio
+
+    folder = tmp_path / "api"
+    write_table("api", api_frame(), folder / "a.parquet")
+    parsed: list[Path] = []
+    real = tableio.read_file
+    monkeypatch.setattr(tableio, "read_file", lambda table, path: parsed.append(path) or real(table, path))
+    with tableio.reads_shared():
+        first = read_table("api", folder)
+        first.loc[0, "name"] = "changed by the caller"
+        second = read_table("api", folder)
+        assert len(parsed) == 1 and second["name"].tolist() == ["add", "cos"]
+        write_table("api", api_frame(name=["sub", "sin"]), folder / "a.parquet")
+        assert read_table("api", folder)["name"].tolist() == ["sub", "sin"] and len(parsed) == 2
+    read_table("api", folder)
+    assert len(parsed) == 3

@@ -13,10 +13,20 @@ import sys
 from pathlib import Path
 
 from portability_data import commands
-from portability_data.cli_spec import Command, arg, comma_list, command, device_help, flag, path_arg
+from portability_data.cli_spec import (
+    Command,
+    arg,
+    budget_args,
+    comma_list,
+    command,
+    device_help,
+    flag,
+    path_arg,
+)
 from portability_data.runner import devices
 from portability_data.runner.spec import RUN_SOURCES
 from portability_data.tables.contracts import FRAMEWORKS, MODES, SUITES
+from portability_data.tables.locations import table_path
 
 # Every command and option of `portability`, in the order `--help` lists them.
 COMMANDS: tuple[Command, ...] = (
@@ -25,7 +35,7 @@ COMMANDS: tuple[Command, ...] = (
         commands.cmd_enumerate,
         "List every public function, class and method of the frameworks (api table).",
         path_arg("--params", "params.yaml", "parameters file (enumerate section)"),
-        path_arg("--out", "data/api/api.parquet", "api table to write"),
+        path_arg("--out", table_path("api"), "api table to write"),
     ),
     command(
         "declared",
@@ -34,18 +44,18 @@ COMMANDS: tuple[Command, ...] = (
         "(OpInfo, ModuleInfo, OptimizerInfo, the MPS lists) into the declared table.",
         path_arg(
             "--api",
-            "data/api/api.parquet",
+            table_path("api"),
             "api table of the installed torch, to map entries to public names (default: %(default)s)",
         ),
-        path_arg("--out", "data/declared/declared.parquet", "declared table to write (default: %(default)s)"),
+        path_arg("--out", table_path("declared"), "declared table to write (default: %(default)s)"),
     ),
     command(
         "frequencies",
         commands.cmd_frequencies,
         "Count how often each API function is called in a corpus.",
         path_arg("--params", "params.yaml", "parameters file (frequencies section)"),
-        path_arg("--api", "data/api/api.parquet", "api table to resolve names"),
-        path_arg("--out", "data/frequencies/frequencies.parquet", "table to write"),
+        path_arg("--api", table_path("api"), "api table to resolve names"),
+        path_arg("--out", table_path("frequencies"), "table to write"),
     ),
     command(
         "sample",
@@ -54,24 +64,24 @@ COMMANDS: tuple[Command, ...] = (
         path_arg("--params", "params.yaml", "parameters file (sample section)"),
         path_arg(
             "--frequencies",
-            "data/frequencies/frequencies.parquet",
+            table_path("frequencies"),
             "usage counts to draw from, made by `portability frequencies` (default: %(default)s)",
         ),
         path_arg(
             "--reference-samples",
-            "data/reference/samples_mince2023.parquet",
-            "the study's own sample (made by `portability reference import`)",
+            table_path("samples", "mince2023"),
+            "the study's own sample (committed; no stage writes it) (default: %(default)s)",
         ),
         path_arg("--cases-dir", "cases", "case rows (unsuitable ones get replaced)"),
-        path_arg("--out", "data/samples/samples.parquet", "samples table to write"),
+        path_arg("--out", table_path("samples", "fresh"), "samples table to write (default: %(default)s)"),
     ),
     command(
         "cases",
         commands.cmd_cases,
         "Check every case row and compile them into the cases table.",
-        path_arg("--api", "data/api/api.parquet", "api table to check names (default: %(default)s)"),
-        path_arg("--samples", "data/samples", "samples table the cases serve (default: %(default)s)"),
-        path_arg("--out", "data/cases/cases.parquet", "cases table to write (default: %(default)s)"),
+        path_arg("--api", table_path("api"), "api table to check names (default: %(default)s)"),
+        path_arg("--samples", table_path("samples"), "samples table the cases serve (default: %(default)s)"),
+        path_arg("--out", table_path("cases"), "cases table to write (default: %(default)s)"),
         flag("--no-collect", "skip the pytest collection check"),
     ),
     command("case", None, "Add or check cases (the contributor's commands)."),
@@ -81,19 +91,19 @@ COMMANDS: tuple[Command, ...] = (
         "Scaffold a case row and test file.",
         arg("framework", choices=FRAMEWORKS, help="the framework the function belongs to"),
         arg("function", help="qualified name, e.g. torch.nn.Linear (checked against the api table)"),
-        path_arg("--api", "data/api/api.parquet", "api table the name must be in"),
+        path_arg("--api", table_path("api"), "api table the name must be in"),
     ),
     command(
         "case check",
         commands.cmd_case_check,
         "Validate case rows (what CI runs).",
         arg("paths", nargs="*", help="row or test files to check (default: all)"),
-        path_arg("--api", "data/api/api.parquet", "api table the case names must be in"),
-        arg(
+        path_arg("--api", table_path("api"), "api table the case names must be in"),
+        path_arg(
             "--samples",
-            type=Path,
-            help="samples table the rows' `samples` must name (default: the repository's data/samples, "
-            "every sample; a missing default is warned about, a missing path given here is an error)",
+            table_path("samples"),
+            "samples table the rows' `samples` must name (default: %(default)s, every sample; a missing "
+            "table is an error)",
         ),
         flag("--no-collect", "skip the pytest collection check"),
         flag(
@@ -175,6 +185,13 @@ COMMANDS: tuple[Command, ...] = (
             help="workers running the cases side by side: census runs only (their rows are verdicts "
             "and deviations; curated timings are measured alone); recorded as runs.jobs",
         ),
+        flag(
+            "--no-compile-cache",
+            "compile every program afresh: no persistent compile cache for the workers (JAX's by default, "
+            "torch_xla's with PORTABILITY_COMPILE_CACHE_XLA=on; under $XDG_CACHE_HOME/portability/compile, "
+            "recorded in runs.build's compile_cache; PORTABILITY_COMPILE_CACHE=off does the same for "
+            "run-stage and bench)",
+        ),
         arg(
             "--close",
             metavar="RUN_ID",
@@ -211,26 +228,26 @@ COMMANDS: tuple[Command, ...] = (
         commands.cmd_support_matrix,
         "Build the census's support matrix (function entry x dtype x setting, beside what the "
         "framework declares) from the census runs' shards.",
-        path_arg("--results", "data/results", "results shards (census rows are picked out)"),
-        path_arg("--runs", "data/runs", "runs rows"),
+        path_arg("--results", table_path("results"), "results shards (census rows are picked out)"),
+        path_arg("--runs", table_path("runs"), "runs rows"),
         arg(
             "--declared",
             type=Path,
             nargs="+",
-            default=[Path("data/declared/declared.parquet"), Path("data/declared/torch_xla-v2.9.0.parquet")],
+            default=[table_path("declared"), table_path("declared", "torch_xla")],
             help="declared tables: the wheels' own, and other sources' such as torch_xla's test lists "
             "(default: %(default)s)",
         ),
         path_arg("--cases", "cases", "case folders (census manifests: entries that share declarations)"),
-        path_arg("--out", "data/census/support_matrix.parquet", "table to write (default: %(default)s)"),
+        path_arg("--out", table_path("support_matrix"), "table to write (default: %(default)s)"),
     ),
     command(
         "crossframework",
         commands.cmd_crossframework,
         "Build the cross-framework table: every NumPy name measured in two frameworks or more on the "
         "shared generator's inputs, each framework beside the others (status, deviation from NumPy).",
-        path_arg("--matrix", "data/census/support_matrix.parquet", "the census's support matrix"),
-        path_arg("--out", "data/census/crossframework.parquet", "table to write (default: %(default)s)"),
+        path_arg("--matrix", table_path("support_matrix"), "the census's support matrix"),
+        path_arg("--out", table_path("crossframework"), "table to write (default: %(default)s)"),
     ),
     command(
         "census-harvest",
@@ -240,7 +257,7 @@ COMMANDS: tuple[Command, ...] = (
         "its primitive harnesses, jax.numpy against NumPy; tensorflow: tf.experimental.numpy against NumPy, "
         "the reviewed mapping.yaml): entries, public functions, dtypes, tolerances.",
         path_arg("--params", "params.yaml", "parameters file (census.tolerances, census.compiled)"),
-        path_arg("--api", "data/api/api.parquet", "api table of the installed frameworks (public names)"),
+        path_arg("--api", table_path("api"), "api table of the installed frameworks (public names)"),
         arg(
             "--framework",
             choices=("torch", "jax", "tensorflow"),
@@ -275,6 +292,7 @@ COMMANDS: tuple[Command, ...] = (
             "measure nothing and write nothing under data/: start one case worker per framework x "
             "device x mode the profile would run, print the plan; exit 1 if any of them cannot start",
         ),
+        *budget_args(),
     ),
     command("submission", None, "Submit runs from your hardware by pull request, checked by CI."),
     command(
@@ -330,10 +348,12 @@ COMMANDS: tuple[Command, ...] = (
         arg("dir", help="folder laid out like shared/reference/mince2023"),
         path_arg(
             "--out",
-            "data/results/mince2023",
+            table_path("results", "mince2023"),
             "folder for the study's result shards (source mince2023) (default: %(default)s)",
         ),
-        path_arg("--runs-out", "data/runs/mince2023", "folder for their runs rows (default: %(default)s)"),
+        path_arg(
+            "--runs-out", table_path("runs", "mince2023"), "folder for their runs rows (default: %(default)s)"
+        ),
     ),
     command("published", None, "Import the 2023 study's printed numbers."),
     command(
@@ -342,7 +362,7 @@ COMMANDS: tuple[Command, ...] = (
         "Import the study's printed tables and figures as the published table (source mince2023-published).",
         arg("path", help="published_tables.json, or a folder holding it (shared/reference/mince2023)"),
         path_arg(
-            "--out", "data/published/published.parquet", "published table to write (default: %(default)s)"
+            "--out", table_path("published", "mince2023"), "published table to write (default: %(default)s)"
         ),
     ),
     command("torch-xla", None, "Import torch_xla's own expectations as declarations for device xla."),
@@ -354,10 +374,10 @@ COMMANDS: tuple[Command, ...] = (
         arg("path", help="test_ops_lists.json, or a folder holding it (shared/reference/torch_xla)"),
         path_arg(
             "--declared",
-            "data/declared/declared.parquet",
+            table_path("declared"),
             "the wheel's declared table (default: %(default)s)",
         ),
-        path_arg("--out-dir", "data/declared", "folder of the table (default: %(default)s)"),
+        path_arg("--out-dir", table_path("declared").parent, "folder of the table (default: %(default)s)"),
     ),
     command(
         "aggregate",
@@ -365,25 +385,23 @@ COMMANDS: tuple[Command, ...] = (
         "Compute outcomes and latencies from every shard (the study's way).",
         path_arg(
             "--results",
-            "data/results",
+            table_path("results"),
             "result shards, every source, read recursively (default: %(default)s)",
         ),
         path_arg(
             "--runs",
-            "data/runs",
+            table_path("runs"),
             "runs rows: repeats, and the digests that decide supersession (default: %(default)s)",
         ),
         path_arg(
             "--cases",
-            "data/cases/cases.parquet",
+            table_path("cases"),
             "cases table: functions removed from the API become unavailable (default: %(default)s)",
         ),
-        path_arg(
-            "--outcomes", "data/outcomes/outcomes.parquet", "outcomes table to write (default: %(default)s)"
-        ),
+        path_arg("--outcomes", table_path("outcomes"), "outcomes table to write (default: %(default)s)"),
         path_arg(
             "--latencies",
-            "data/latencies/latencies.parquet",
+            table_path("latencies"),
             "latencies table to write (default: %(default)s)",
         ),
         flag("--quarantine", "leave bad shards out (default: stop on them)"),
@@ -394,32 +412,32 @@ COMMANDS: tuple[Command, ...] = (
         "Set every published number of the study beside ours (reproduction table).",
         path_arg(
             "--published",
-            "data/published",
+            table_path("published"),
             "the study's printed numbers, made by `portability published import` (default: %(default)s)",
         ),
         path_arg(
             "--outcomes",
-            "data/outcomes/outcomes.parquet",
+            table_path("outcomes"),
             "outcomes table (its mince2023 rows are used) (default: %(default)s)",
         ),
         path_arg(
             "--latencies",
-            "data/latencies/latencies.parquet",
+            table_path("latencies"),
             "latencies table (its mince2023 rows are used) (default: %(default)s)",
         ),
         path_arg(
             "--results",
-            "data/results/mince2023",
+            table_path("results", "mince2023"),
             "the study's result shards, the evidence for each difference (default: %(default)s)",
         ),
         path_arg(
             "--samples",
-            "data/samples/mince2023.parquet",
+            table_path("samples", "mince2023"),
             "the study's sample, which maps printed names to functions (default: %(default)s)",
         ),
         path_arg(
             "--out",
-            "data/reproduction/reproduction.parquet",
+            table_path("reproduction"),
             "reproduction table to write (default: %(default)s)",
         ),
     ),

@@ -37,7 +37,7 @@ def arg(*names: str, **settings: Any) -> Arg:
     return Arg(names, settings)
 
 
-def path_arg(name: str, default: str, help_: str) -> Arg:
+def path_arg(name: str, default: str | Path, help_: str) -> Arg:
     """A path option with a default path."""
     return Arg((name,), {"type": Path, "default": Path(default), "help": help_})
 
@@ -61,3 +61,35 @@ class Command:
 def command(words: str, func: Callable[[argparse.Namespace], None] | None, help_: str, *args: Arg) -> Command:
     """One entry of COMMANDS: `words` such as "case new" put the command under its group."""
     return Command(words, func, help_, args)
+
+
+def budget_args() -> tuple[Arg, ...]:
+    """`bench --device D --budget S --out DIR`: the budgeted bench of one device path (issue 58,
+    runner/budget_bench.py), for a machine lent for minutes."""
+    from portability_data.runner.spec import RUN_SOURCES
+
+    return (
+        arg(
+            "--device",
+            choices=devices.path_names(),
+            help="measure this one device path under a time budget, parts in priority order (curated "
+            "torch eager, compiled; JAX eager, jit; then the census), into --out; with --dry-run: the "
+            "package check and the plan with each part's estimated seconds",
+        ),
+        arg("--budget", type=float, default=420.0, help="seconds the bench may take (default: %(default)s)"),
+        arg("--out", type=Path, help="--device: folder: data/, bench_journal.json, summary, submission/"),
+        arg(
+            "--parts",
+            type=comma_list,
+            help="--device: the parts in order, comma-separated framework/mode[/census] "
+            "(default: torch/eager,torch/compiled,jax/eager,jax/compiled, then the census parts)",
+        ),
+        arg("--timeout", type=float, default=60.0, help="--device: seconds per subtest (%(default)s)"),
+        arg("--repeats", type=int, default=1, help="--device: runs of every subtest (default: %(default)s)"),
+        arg(
+            "--source",
+            choices=RUN_SOURCES,
+            default="local",
+            help="--device: whose runs these are (as `portability run --source`; default: %(default)s)",
+        ),
+    )

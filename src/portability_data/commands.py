@@ -8,6 +8,7 @@ pandera, DVC or `datasets`.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -106,9 +107,7 @@ def cmd_case_check(args: argparse.Namespace) -> None:
                     "give paths relative to the repository root, e.g. cases/torch/argsort.yaml"
                 )
         api = read_table("api", args.api) if args.api.exists() else None
-        problems = check_rows(
-            rows, api, _samples_to_check(args.samples, root), root, collect=not args.no_collect
-        )
+        problems = check_rows(rows, api, _samples_to_check(args.samples), root, collect=not args.no_collect)
         if problems:
             raise CaseRowError(problems)
     except CaseRowError as exc:
@@ -133,25 +132,21 @@ def cmd_case_check(args: argparse.Namespace) -> None:
         )
 
 
-def _samples_to_check(given: Path | None, root: Path) -> Any:
-    """The samples table the rows' `samples` are checked against: the path given (which must exist),
-    or the repository's data/samples (every sample), warned about where a checkout lacks it."""
-    from portability_data.tables.tableio import read_table
+def _samples_to_check(path: Path) -> Any:
+    """The samples table the rows' `samples` are checked against. A missing one is an error, never a
+    skip: without it no row's `samples` would be checked, and the check would still say OK."""
+    from portability_data.tables.locations import table_path
+    from portability_data.tables.tableio import parquet_files, read_table
 
-    if given is not None:
-        if not given.exists():
-            raise SystemExit(
-                f"error: --samples {given}: no such table; give data/samples or one of its files"
-            )
-        return read_table("samples", given)
-    default = root / "data" / "samples"
-    if not list(default.glob("*.parquet")):
-        print(
-            f"warning: no samples table at {default}; the rows' `samples` are not checked",
-            file=sys.stderr,
+    if not parquet_files(path):
+        fresh = table_path("samples", "fresh")
+        raise SystemExit(
+            f"error: --samples {path}: no samples table there (no *.parquet file), so the rows' "
+            f"`samples` cannot be checked; in a checkout, restore the committed one "
+            f"(`git checkout -- {table_path('samples')}`) or remake {fresh} (`dvc repro -s sample`), "
+            "or give --samples a samples table"
         )
-        return None
-    return read_table("samples", default)
+    return read_table("samples", path)
 
 
 def cmd_devices(args: argparse.Namespace) -> None:
@@ -228,6 +223,10 @@ def cmd_run(args: argparse.Namespace) -> None:
             if not dry_run([spec], Paths.under(_repo_root())):
                 raise SystemExit(1)
             return
+        if args.no_compile_cache:  # the workers' environment reads it (runner/compile_cache.py)
+            from portability_data.runner.compile_cache import CACHE_ENV, OFF
+
+            os.environ[CACHE_ENV] = OFF
         paths = Paths.under(_repo_root())
         run_id = run(
             spec,
@@ -314,6 +313,8 @@ def cmd_census_harvest(args: argparse.Namespace) -> None:
 
 
 def cmd_bench(args: argparse.Namespace) -> None:
+    if args.device is not None:
+        return _device_bench(args)
     from portability_data.pipeline.bench import BenchError, bench, closing_lines, dry_run
     from portability_data.runner.progress import terminal_progress
 
@@ -341,6 +342,59 @@ def cmd_bench(args: argparse.Namespace) -> None:
     print("\n".join(closing_lines(report, _repo_root())), flush=True)
     if report.not_run:
         raise SystemExit(f"FAILED: case files could not run in {', '.join(report.not_run)} (see above)")
+
+
+def _device_bench(args: argparse.Namespace) -> None:
+    """`bench --device D --budget S --out DIR` (runner/budget_bench.py): parts in priority order
+    until the budget; then the summary and the submission folder (out/submission/)."""
+    from portability_data.runner import budget_bench as bb
+    from portability_data.runner.budget_report import package_check, write_summary
+    from portability_data.runner.spec import RunError
+
+    def say(text: str) -> None:
+        print(text, file=sys.stderr, flush=True)
+
+    try:
+        parts = tuple(bb.Part.parse(p) for p in args.parts) if args.parts else bb.DEFAULT_PARTS
+        parts = tuple(p for p in parts if not args.frameworks or p.framework in args.frameworks)
+        limits = bb.Limits(args.device, args.budget, args.repeats, args.timeout, source=args.source)
+        for part in parts:
+            bb.part_spec(part, limits)  # an unknown mode or a path without the framework: said now
+        if args.dry_run:
+            from portability_data.pipeline.bench_estimate import plan_lines
+
+            lines, ready = package_check(tuple(dict.fromkeys(p.framework for p in parts)), args.device)
+            done = bb.BenchJournal(args.out).state["parts"] if args.out else {}
+            plan, _ = plan_lines(parts, limits, _repo_root(), done)
+            print("\n".join(["package check:", *(f"  {line}" for line in lines), *plan]), flush=True)
+            if not ready:
+                raise SystemExit("not ready: see the package check above (nothing was run)")
+            return
+        if args.out is None:
+            raise RunError("--device runs the budgeted bench into a folder: give --out DIR (a device: $OUT)")
+        state = bb.bench_device(parts, limits, args.out, _repo_root(), say)
+    except RunError as exc:
+        raise SystemExit(f"error: {exc}") from None
+    print("\n".join(write_summary(args.out, state, bb.paths_in(args.out, _repo_root()), args.source)))
+    _package_bench(args.out, state)
+
+
+def _package_bench(out: Path, state: dict[str, Any]) -> None:
+    """out/submission/: every run of the bench that wrote a shard, made again on every call."""
+    import shutil
+
+    from portability_data.dataset.submission.package import package
+
+    run_ids = [r for entry in state["parts"].values() for r in entry["run_ids"]]
+    folder, landing = out / "submission", out / ".submission.new"
+    shutil.rmtree(landing, ignore_errors=True)
+    if not run_ids:
+        print("nothing measured: no submission folder", file=sys.stderr)
+        return
+    package(out, run_ids, landing)
+    shutil.rmtree(folder, ignore_errors=True)
+    landing.rename(folder)
+    print(f"-> {folder} ({len(run_ids)} run(s)); check: portability submission check {folder}")
 
 
 def cmd_submission_package(args: argparse.Namespace) -> None:

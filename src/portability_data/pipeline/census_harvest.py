@@ -80,7 +80,12 @@ def opinfo_manifest(
     ]
     oracle_tests = (OPINFO_ORACLE_TESTS, OPINFO_COMPARABLE_TESTS)
     return _manifest(
-        "opinfo", OPINFO_SOURCE, found, tolerances, compiled, oracle_tests=oracle_tests,
+        "opinfo",
+        OPINFO_SOURCE,
+        found,
+        tolerances,
+        compiled,
+        oracle_tests=oracle_tests,
         eager_max_samples=eager_max_samples,
     )
 
@@ -103,7 +108,12 @@ def module_manifest(
         found.append((info.name, function, unmapped, info, {}))
     oracle_tests = (MODULE_ORACLE_TESTS, MODULE_COMPARABLE_TESTS)
     return _manifest(
-        "module", MODULE_SOURCE, found, tolerances, compiled, oracle_tests=oracle_tests,
+        "module",
+        MODULE_SOURCE,
+        found,
+        tolerances,
+        compiled,
+        oracle_tests=oracle_tests,
         eager_max_samples=eager_max_samples,
     )
 
@@ -142,7 +152,12 @@ def optimizer_manifest(
         )
         found.append((name, function, unmapped, _Undeclared(dtypes), {}))
     return _manifest(
-        "optimizer", OPTIMIZER_SOURCE, found, tolerances, compiled, ("census",),
+        "optimizer",
+        OPTIMIZER_SOURCE,
+        found,
+        tolerances,
+        compiled,
+        ("census",),
         eager_max_samples=eager_max_samples,
     )
 

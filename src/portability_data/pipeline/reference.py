@@ -95,8 +95,10 @@ DEFAULT_TIMEOUT_S = 900.0
 MESSAGE_LIMIT = 2000
 
 FRAMEWORK_DIRS = {"pytorch_timings": "torch", "tensorflow_timings": "tensorflow", "jax_timings": "jax"}
-TEST_DIRS = {fw: f"{prefix}_tests_reduced" for fw, prefix in
-             (("torch", "pytorch"), ("tensorflow", "tensorflow"), ("jax", "jax"))}
+TEST_DIRS = {
+    fw: f"{prefix}_tests_reduced"
+    for fw, prefix in (("torch", "pytorch"), ("tensorflow", "tensorflow"), ("jax", "jax"))
+}
 FRAMEWORK_VERSIONS = {"torch": "1.12.0", "tensorflow": "2.11.0", "jax": "0.4.8"}
 # machine folder -> (accelerator device, device model)
 MACHINES = {
@@ -123,15 +125,21 @@ REPORT_COVERAGE: dict[str, frozenset[str]] = {
 DEVICE_TOKENS = {"cuda": "gpu", "xla": "tpu", "cpu": "cpu"}
 _TOKEN = re.compile(r"_(cuda|xla|cpu)(?=_|$)")
 _RUN_FILE = re.compile(r"^(cpu|gpu|tpu)_(\d+)\.json$")
-_OUTCOMES = {"passed": "passed", "failed": "failed", "skipped": "skipped", "error": "error",
-             "xfailed": "skipped", "xpassed": "passed"}
+_OUTCOMES = {
+    "passed": "passed",
+    "failed": "failed",
+    "skipped": "skipped",
+    "error": "error",
+    "xfailed": "skipped",
+    "xpassed": "passed",
+}
 _FAILING = ("failed", "error")
 
 
 LAYOUT = (
     "the study's raw data laid out as <folder>/study_function_map.json and "
     "<folder>/{pytorch,tensorflow,jax}_timings/<machine>/[<device>/]<device>_<run>.json "
-    "(docs/METHOD.md, \"The raw data of the study\"; e.g. ../shared/reference/mince2023)"
+    '(docs/METHOD.md, "The raw data of the study"; e.g. ../shared/reference/mince2023)'
 )
 
 
@@ -194,7 +202,7 @@ def strip_device_token(test_name: str) -> tuple[str, str | None]:
     if not matches:
         return test_name, None
     last = matches[-1]
-    return test_name[: last.start()] + test_name[last.end():], DEVICE_TOKENS[last.group(1)]
+    return test_name[: last.start()] + test_name[last.end() :], DEVICE_TOKENS[last.group(1)]
 
 
 def qualified(name: str) -> str:
@@ -208,8 +216,12 @@ def load_function_map(reference_dir: Path) -> dict[tuple[str, str], str]:
     mapping = {}
     for entry in entries:
         if entry.get("in_sample") is False:
-            log.info("left out %s %s: marked in_sample=false (%s)", entry["framework"], entry["test_file"],
-                     entry.get("note", ""))
+            log.info(
+                "left out %s %s: marked in_sample=false (%s)",
+                entry["framework"],
+                entry["test_file"],
+                entry.get("note", ""),
+            )
             continue
         mapping[(entry["framework"], entry["test_file"])] = qualified(entry["qualified_name"])
     return mapping
@@ -224,12 +236,16 @@ def find_run_sets(reference_dir: Path) -> list[RunSet]:
             continue
         for item in sorted(root.iterdir()):
             if item.is_file() and item.suffix == ".json":
-                log.info("left out %s: top-level file, machine and run not recorded",
-                         item.relative_to(reference_dir))
+                log.info(
+                    "left out %s: top-level file, machine and run not recorded",
+                    item.relative_to(reference_dir),
+                )
                 continue
             if item.name not in MACHINES:
-                log.info("left out %s/: not a machine folder of the method (soft placement)",
-                         item.relative_to(reference_dir))
+                log.info(
+                    "left out %s/: not a machine folder of the method (soft placement)",
+                    item.relative_to(reference_dir),
+                )
                 continue
             groups: dict[tuple[Path, str], list[tuple[int, Path]]] = defaultdict(list)
             for path in item.rglob("*.json"):
@@ -241,14 +257,21 @@ def find_run_sets(reference_dir: Path) -> list[RunSet]:
                 report_rel = report.relative_to(reference_dir).as_posix() if report.exists() else None
                 covered = REPORT_COVERAGE.get(report_rel, frozenset()) if report_rel else frozenset()
                 if report_rel and report_rel not in REPORT_COVERAGE:
-                    log.warning("report %s has no known coverage; its run set is imported as unknown",
-                                report_rel)
-                run_sets.append(RunSet(
-                    framework=framework, machine=item.name, device=device,
-                    folder=folder.relative_to(reference_dir).as_posix(),
-                    run_files=[path for _, path in sorted(files)],
-                    report=report if report_rel else None, report_rel=report_rel, covered=covered,
-                ))
+                    log.warning(
+                        "report %s has no known coverage; its run set is imported as unknown", report_rel
+                    )
+                run_sets.append(
+                    RunSet(
+                        framework=framework,
+                        machine=item.name,
+                        device=device,
+                        folder=folder.relative_to(reference_dir).as_posix(),
+                        run_files=[path for _, path in sorted(files)],
+                        report=report if report_rel else None,
+                        report_rel=report_rel,
+                        covered=covered,
+                    )
+                )
     return run_sets
 
 
@@ -334,9 +357,15 @@ def _rows_for_run_set(
             return None
         subtest, device = _subtest_device(framework, test_name, run_set.device)
         return {
-            "run_id": run_id_for(framework, run_set.machine, device), "source": SOURCE, "case_id": function,
-            "framework": framework, "function": function, "subtest": subtest, "device": device,
-            "device_model": device_model(device), "mode": MODE,
+            "run_id": run_id_for(framework, run_set.machine, device),
+            "source": SOURCE,
+            "case_id": function,
+            "framework": framework,
+            "function": function,
+            "subtest": subtest,
+            "device": device,
+            "device_model": device_model(device),
+            "mode": MODE,
             "framework_version": FRAMEWORK_VERSIONS[framework],
             "_classless_id": f"src/{test_dir}/{test_file}::{test_name}",
         }
@@ -348,8 +377,15 @@ def _rows_for_run_set(
         listed = entries.get(key)
         if not listed:
             return [{"test_id": None, "outcome": "passed", "error_type": None, "error_message": None}]
-        return [{"test_id": e.node_id, "outcome": e.outcome, "error_type": e.error_type,
-                 "error_message": e.error_message} for e in listed]
+        return [
+            {
+                "test_id": e.node_id,
+                "outcome": e.outcome,
+                "error_type": e.error_type,
+                "error_message": e.error_message,
+            }
+            for e in listed
+        ]
 
     def emit(base: dict[str, Any], repeat: int, ops: list[float], test_time: float | None, key: str) -> None:
         variants = outcome_fields(key, base["device"])
@@ -376,7 +412,8 @@ def _rows_for_run_set(
             if row["outcome"] in _FAILING:
                 # Classified on the whole message (causes sit deep in TF graph errors), stored cut.
                 row["failure_category"], row["failure_rule"] = classify_failure(
-                    framework, row["error_type"] or "", row["error_message"] or "")
+                    framework, row["error_type"] or "", row["error_message"] or ""
+                )
             else:
                 row["failure_category"] = row["failure_rule"] = None
             if row["error_message"] is not None:
@@ -403,8 +440,12 @@ def _rows_for_run_set(
         for repeat in range(len(runs)):
             emit(base, repeat, [], None, key)
     for test_file in sorted(unmapped):
-        log.info("left out %s rows of %s/%s: test file not mapped (absent from the map or in_sample=false)",
-                 framework, run_set.folder, test_file)
+        log.info(
+            "left out %s rows of %s/%s: test file not mapped (absent from the map or in_sample=false)",
+            framework,
+            run_set.folder,
+            test_file,
+        )
 
     result = {}
     for device, device_rows in sorted(rows.items()):
@@ -414,16 +455,29 @@ def _rows_for_run_set(
             packages.update({k: str(v) for k, v in (environment.get("Packages") or {}).items()})
             packages.update({f"pytest-{k}": str(v) for k, v in (environment.get("Plugins") or {}).items()})
         facts = {
-            "run_id": run_id_for(framework, run_set.machine, device), "source": SOURCE,
-            "framework": framework, "framework_version": FRAMEWORK_VERSIONS[framework], "device": device,
-            "device_model": device_model(device), "mode": MODE, "repeats": len(runs),
-            "timeout_s": timeout or DEFAULT_TIMEOUT_S, "host": run_set.machine,
+            "run_id": run_id_for(framework, run_set.machine, device),
+            "source": SOURCE,
+            "framework": framework,
+            "framework_version": FRAMEWORK_VERSIONS[framework],
+            "device": device,
+            "device_model": device_model(device),
+            "mode": MODE,
+            "repeats": len(runs),
+            "timeout_s": timeout or DEFAULT_TIMEOUT_S,
+            "host": run_set.machine,
             "os": str(environment.get("Platform", "unknown")) if covered else "unknown",
             "python": str(environment.get("Python", "unknown")) if covered else "unknown",
-            "cpu_model": "unknown", "accelerator": None if device == "cpu" else accelerator_model,
-            "driver": None, "packages": json.dumps(packages, sort_keys=True), "git_commit": None,
-            "params_hash": None, "timer_floor_ms": None, "started_at": None, "finished_at": None,
-            "status": "complete", "n_results": len(device_rows),
+            "cpu_model": "unknown",
+            "accelerator": None if device == "cpu" else accelerator_model,
+            "driver": None,
+            "packages": json.dumps(packages, sort_keys=True),
+            "git_commit": None,
+            "params_hash": None,
+            "timer_floor_ms": None,
+            "started_at": None,
+            "finished_at": None,
+            "status": "complete",
+            "n_results": len(device_rows),
         }
         result[device] = (device_rows, facts)
     return result
@@ -435,9 +489,25 @@ def run_id_for(framework: str, machine: str, device: str) -> str:
 
 
 RESULT_COLUMNS = (
-    "run_id", "source", "case_id", "framework", "function", "test_id", "subtest", "repeat", "outcome",
-    "failure_category", "failure_rule", "error_type", "error_message", "op_latencies_ms", "test_time_ms",
-    "device", "device_model", "mode", "framework_version",
+    "run_id",
+    "source",
+    "case_id",
+    "framework",
+    "function",
+    "test_id",
+    "subtest",
+    "repeat",
+    "outcome",
+    "failure_category",
+    "failure_rule",
+    "error_type",
+    "error_message",
+    "op_latencies_ms",
+    "test_time_ms",
+    "device",
+    "device_model",
+    "mode",
+    "framework_version",
 )
 
 

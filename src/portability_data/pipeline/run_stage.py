@@ -1,10 +1,10 @@
 """The DVC `run` stage: run, for every framework x device x mode of params.yaml, the cases that no
 finished run has measured as they are now, and write a manifest of the runs that cover the cases.
 
-Shards are source data, not stage outputs (DESIGN.md): a shard from another machine is added by
-git and picked up by `aggregate`. A setting is up to date when a finished run of the same framework,
-device, mode and parameters over the same case files and the same harness is in data/runs (the
-params hash covers both digests: a changed harness re-measures everything). Otherwise the stage
+Shards are source data, not stage outputs (docs/ARCHITECTURE.md, "Data flow"): a shard from another
+machine is added by git and picked up by `aggregate`. A setting is up to date when a finished run of
+the same framework, device, mode and parameters over the same case files and the same harness is in
+data/runs (the params hash covers both digests: a changed harness re-measures everything). Otherwise the stage
 measures only what is missing: a case counts as measured when a complete run whose parameters are
 proven equal to today's (its params hash recomputed from what it recorded: its case digests, or the
 case files at its git commit) ran it with the same harness and the same case files. So a new or

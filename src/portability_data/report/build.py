@@ -12,6 +12,7 @@ no network), plus the headline numbers as DVC metrics and the plot data as CSV f
 from __future__ import annotations
 
 import json
+import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -26,11 +27,7 @@ from portability_data.pipeline.aggregate import (
     supersede,
 )
 from portability_data.pipeline.aggregate_quiet import BASIS_COLUMNS, latency_basis
-from portability_data.report.census import KINDS as CENSUS_STATUSES
-from portability_data.report.census import census_section
-from portability_data.report.census_figure import fig_census_status
-from portability_data.report.declared_support import declared_section
-from portability_data.report.declared_xla import torch_xla_section
+from portability_data.report.data_sections import data_sections, finish_aside, start_aside
 from portability_data.report.figures import (
     fig_failure_by_bucket,
     fig_failure_categories,
@@ -41,7 +38,6 @@ from portability_data.report.figures import (
 from portability_data.report.findings import findings
 from portability_data.report.host_fallback import host_fallback_section
 from portability_data.report.inputs import (
-    DEVICE_ORDER,
     STUDY,
     Inputs,
     canonical_samples,
@@ -60,10 +56,11 @@ from portability_data.report.latency import (
     rows_of_pairs,
 )
 from portability_data.report.latency_figures import (
+    GENERATIONS_FIGURE,
     fig_faster_shares,
     fig_latency_density,
-    fig_latency_scatter,
     fig_setting_scatter,
+    pair_scatters,
 )
 from portability_data.report.metrics import headline_metrics
 from portability_data.report.outcomes import (
@@ -96,8 +93,8 @@ from portability_data.report.then_now import (
     removed_functions,
     then_now,
 )
-from portability_data.report.usage_ranking import ranking_section
 from portability_data.tables.atomic import atomic_write_bytes
+from portability_data.tables.tableio import reads_shared
 
 # What each source in the data is, for the report's opening line.
 SOURCE_MEANING = {
@@ -159,12 +156,14 @@ def _plot_csvs(tables: dict[str, pd.DataFrame]) -> dict[str, pd.DataFrame]:
     }
 
 
-def quiet_repeats(inputs: Inputs) -> pd.DataFrame:
-    """Per setting of our pooled runs: the quiet repeats its latencies rest on (aggregate_quiet),
-    with the then/now key (now_key, now_version) the headline joins on."""
+def quiet_repeats(inputs: Inputs, pooled: pd.DataFrame | None = None) -> pd.DataFrame:
+    """Per setting of our pooled runs (`pooled`: supersede's rows, else pooled here): the quiet
+    repeats its latencies rest on (aggregate_quiet), with the then/now key (now_key, now_version)
+    the headline joins on."""
     if inputs.results is None or inputs.results.empty:
         return pd.DataFrame(columns=[*BASIS_COLUMNS, "now_key", "now_version"])
-    pooled, _ = supersede(inputs.results, inputs.runs, quiet_load_max=inputs.quiet_load_max)
+    if pooled is None:
+        pooled, _ = supersede(inputs.results, inputs.runs, quiet_load_max=inputs.quiet_load_max)
     ours = pooled[pooled["source"] != STUDY]  # the study's runs recorded no load: all unmeasured
     basis = latency_basis(ours, inputs.runs, inputs.quiet_load_max)
     basis["now_key"] = [
@@ -177,8 +176,11 @@ def quiet_repeats(inputs: Inputs) -> pd.DataFrame:
     return in_reading_order(basis)
 
 
-def build(inputs: Inputs) -> tuple[list[Section], dict[str, pd.DataFrame], dict[str, bytes], dict[str, Any]]:
-    """Every table, figure and metric of the report from the input tables."""
+def build(
+    inputs: Inputs, *, pair_figures: bool = True
+) -> tuple[list[Section], dict[str, pd.DataFrame], dict[str, bytes], dict[str, Any]]:
+    """Every table, figure and metric of the report from the input tables; `pair_figures` False
+    leaves out the device pairs' latency scatters (latency_figures.pair_scatters), drawn elsewhere."""
     outcomes, latencies = inputs.outcomes, inputs.latencies
     samples = canonical_samples(inputs.samples)
     primary = primary_models(outcomes, latencies)
@@ -207,13 +209,16 @@ def build(inputs: Inputs) -> tuple[list[Section], dict[str, pd.DataFrame], dict[
         "modes": modes,
         "mode_summary": mode_summary(modes),
     }
+    pooled = None  # supersede once: the execution table and the quiet repeats pool the same rows
+    if inputs.results is not None and not inputs.results.empty:
+        pooled = supersede(inputs.results, inputs.runs, quiet_load_max=inputs.quiet_load_max)
     tables["executions"], tables["superseded"] = how_runs_ran(
-        inputs.results, inputs.runs, inputs.cases, quiet_load_max=inputs.quiet_load_max
+        inputs.results, inputs.runs, inputs.cases, quiet_load_max=inputs.quiet_load_max, pooled=pooled
     )
     tables["compiler_reach"] = compiler_reach(tables["executions"])
     tables["summary_failing"] = failing_summary(outcomes, primary)
     tables["summary_slowdown"] = slowdown_summary(tables["cross_device_shares"], cross_functions)
-    tables["latency_basis"] = quiet_repeats(inputs)
+    tables["latency_basis"] = quiet_repeats(inputs, None if pooled is None else pooled[0])
     tables["summary_then_now"] = then_now_headline(
         tables["then_now_summary"], tables["then_now_latency_summary"], tables["latency_basis"]
     )
@@ -226,12 +231,6 @@ def build(inputs: Inputs) -> tuple[list[Section], dict[str, pd.DataFrame], dict[
         ("failure_categories.png", lambda: fig_failure_categories(tables["failure_categories"])),
         ("latency_density.png", lambda: fig_latency_density(latencies, primary)),
         ("faster_shares.png", lambda: fig_faster_shares(tables["cross_device_shares"])),
-        (
-            "generations_latency.png",
-            lambda: fig_latency_scatter(
-                generations, "Old vs new hardware of one type: per-function latency (same subtests)"
-            ),
-        ),
         ("then_now_outcomes.png", lambda: fig_then_now_outcomes(tables["then_now_summary"])),
         (
             "then_now_latency.png",
@@ -259,27 +258,10 @@ def build(inputs: Inputs) -> tuple[list[Section], dict[str, pd.DataFrame], dict[
             ),
         ),
     ]
-    scatter_names = []
-    if len(cross):
-        for (dev, ref), group in sorted(
-            cross.groupby(["device", "reference_device"]),
-            key=lambda kv: (
-                DEVICE_ORDER.index(kv[0][1]) if kv[0][1] in DEVICE_ORDER else 9,
-                DEVICE_ORDER.index(kv[0][0]) if kv[0][0] in DEVICE_ORDER else 9,
-            ),
-        ):
-            name = f"latency_{slug(dev)}_vs_{slug(ref)}.png"
-            scatter_names.append(name)
-            makers.append(
-                (
-                    name,
-                    lambda g=group, d=dev, r=ref: fig_latency_scatter(
-                        g,
-                        f"Per-function latency, {d.upper()} against {r.upper()} "
-                        "(same subtests, primary models)",
-                    ),
-                )
-            )
+    pairs = pair_scatters(latencies, primary)
+    scatter_names = [name for name, _ in pairs if name != GENERATIONS_FIGURE]
+    if pair_figures:  # else the caller draws them (run_report: the second process)
+        makers.extend(pairs)
     for name, make in makers:
         data = make()
         if data is not None:
@@ -425,49 +407,51 @@ def _sections(tables: dict[str, pd.DataFrame], scatter_names: list[str]) -> list
     ]
 
 
-def reproduction_section(data_dir: Path) -> tuple[Section, dict[str, Any]] | None:
-    """The study's published numbers beside ours (computed in reproduction.py; None if not built)."""
-    from portability_data.pipeline.reproduction import report_parts
-
-    parts = report_parts(data_dir)
-    if parts is None:
-        return None
-    section = Section("Reproduction of the study's published numbers", parts.text, parts.tables, [])
-    return section, parts.metrics
-
-
 def run_report(
-    data_dir: Path, out_dir: Path, metrics_path: Path, *, params_path: Path = Path("params.yaml")
+    data_dir: Path,
+    out_dir: Path,
+    metrics_path: Path,
+    *,
+    params_path: Path = Path("params.yaml"),
+    parallel: bool = True,
 ) -> None:
     """The `report` stage: Markdown, offline HTML, figures, plot CSVs and metrics, from data_dir's
-    tables (pooled as the aggregate stage pools them: params_path's aggregate.quiet_load_max)."""
+    tables (pooled as the aggregate stage pools them: params_path's aggregate.quiet_load_max).
+    Sections read their own tables; a table several of them read is read once (reads_shared).
+    `parallel`: data_sections runs in a second process while this one pools the results and
+    builds the rest (issue 57: about a third of the report's work, on a second core); the output
+    is the same bytes either way."""
     data_dir, out_dir, metrics_path = Path(data_dir), Path(out_dir), Path(metrics_path)
-    inputs = load_inputs(data_dir, quiet_load_max=quiet_load_max(params_path))
-    sections, tables, images, metrics = build(inputs)
-    reproduced = reproduction_section(data_dir)
-    if reproduced is not None:
-        sections.append(reproduced[0])
-        metrics["reproduction"] = reproduced[1]
-    ranking = ranking_section(data_dir)
-    if ranking is not None:
-        sections.append(ranking)
-    declared = declared_section(data_dir)
-    if declared is not None:
-        sections.append(declared[0])
-        images.update(declared[1])
-        metrics["declared"] = declared[2]
-    xla_declared = torch_xla_section(data_dir)
-    if xla_declared is not None:
-        sections.append(xla_declared[0])
-        metrics["torch_xla_declared"] = xla_declared[1]
-    census = census_section(data_dir)
-    if census is not None:
-        sections.append(census[0])
-        metrics["census"] = census[1]
-        heat_map = fig_census_status(census[0].tables[0][1], CENSUS_STATUSES)  # the per-setting table
-        if heat_map is not None:
-            images["census_status.png"] = heat_map
-            census[0].figures.append("census_status.png")
+    with reads_shared(), tempfile.TemporaryDirectory(prefix="report-aside-") as scratch:
+        aside_file = Path(scratch) / "aside.pickle"
+        side = start_aside(data_dir, aside_file) if parallel else None
+        try:
+            inputs = load_inputs(data_dir, quiet_load_max=quiet_load_max(params_path))
+            built = build(inputs, pair_figures=False)  # data_sections draws them
+        except BaseException:
+            if side is not None:  # no second process outlives the report
+                side.kill()
+                side.wait()
+            raise
+        aside = finish_aside(side, aside_file) if side is not None else None
+        if aside is None:  # serial, or the second process failed: here, so an error is this process's
+            aside = data_sections(data_dir)
+        _write_report(data_dir, out_dir, metrics_path, inputs, built, aside)
+
+
+def _write_report(
+    data_dir: Path,
+    out_dir: Path,
+    metrics_path: Path,
+    inputs: Inputs,
+    built: tuple[list[Section], dict[str, pd.DataFrame], dict[str, bytes], dict[str, Any]],
+    aside: tuple[list[Section], dict[str, bytes], dict[str, Any]],
+) -> None:
+    sections, tables, images, metrics = built
+    sections.extend(aside[0])
+    images.update(aside[1])
+    metrics.update(aside[2])
+    census = aside[2].get("census")
     fallback = host_fallback_section(data_dir, tables["then_now_changes"], tables["then_now_latency"])
     if fallback is not None:
         sections.append(fallback[0])
@@ -488,7 +472,7 @@ def run_report(
         "every table names its source, framework version, device model and mode. Method (Mince et al. "
         "2023, continued): [docs/METHOD.md](../docs/METHOD.md)."
     )
-    markdown, page = render(sections, images, intro, findings(tables, census[1] if census else None))
+    markdown, page = render(sections, images, intro, findings(tables, census))
     atomic_write_bytes(out_dir / "report.md", markdown.encode())
     atomic_write_bytes(out_dir / "report.html", page.encode())
     plots = out_dir / "plots"

@@ -69,10 +69,18 @@ def pyplot() -> Any:
 
 
 def png_bytes(fig: Any) -> bytes:
-    """The figure as PNG bytes (tight bounding box unless it has a constrained layout); closes it."""
+    """The figure as PNG bytes; closes it. A figure with a constrained layout is laid out here once
+    and drawn once: savefig would lay it out and draw it twice (a measuring pass, then the real
+    one). Others keep the tight bounding box, which needs the measuring pass: their long setting
+    labels widen the canvas, which a constrained layout of the same size would squeeze instead."""
     buffer = io.BytesIO()
-    constrained = type(fig.get_layout_engine()).__name__ == "ConstrainedLayoutEngine"
-    fig.savefig(buffer, format="png", dpi=100, bbox_inches=None if constrained else "tight")
+    engine = fig.get_layout_engine()
+    if type(engine).__name__ == "ConstrainedLayoutEngine":
+        engine.execute(fig)
+        fig.set_layout_engine("none")
+        fig.savefig(buffer, format="png", dpi=100)
+    else:
+        fig.savefig(buffer, format="png", dpi=100, bbox_inches="tight")
     pyplot().close(fig)
     return buffer.getvalue()
 

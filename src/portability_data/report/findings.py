@@ -12,7 +12,7 @@ import pandas as pd
 from portability_data.pipeline.aggregate_quiet import NONE_QUIET, QUIET
 from portability_data.report.inputs import STUDY, model_label
 from portability_data.report.render import heading_anchor
-from portability_data.report.summary import ratio_text
+from portability_data.report.summary import other_mode, ratio_text
 
 FRAMEWORK_NAMES = {"torch": "PyTorch", "tensorflow": "TensorFlow", "jax": "JAX"}
 # The tables the sentences link to (their headings' anchors: report.build and report.census).
@@ -32,9 +32,11 @@ def _name(framework: str) -> str:
     return FRAMEWORK_NAMES.get(framework, framework)
 
 
-def _failing(table: pd.DataFrame, source: str, framework: str, device: str, mode: str) -> dict | None:
+def _failing(
+    table: pd.DataFrame, source: str, framework: str, device: str, mode: str, version: str | None = None
+) -> dict | None:
     """The summary_failing row of one setting (the first model: the study's rows are its primary
-    models only), or None."""
+    models only), or None; with `version`, that framework version's row first where there is one."""
     if table.empty:
         return None
     rows = table[
@@ -44,7 +46,15 @@ def _failing(table: pd.DataFrame, source: str, framework: str, device: str, mode
         & (table["mode"] == mode)
         & (table["n_known"] > 0)
     ]
+    if version is not None and len(rows):
+        same = rows[rows["framework_version"].map(_release) == _release(version)]
+        rows = same if len(same) else rows
     return rows.iloc[0].to_dict() if len(rows) else None
+
+
+def _release(version: str) -> str:
+    """A framework version without its local build tag (2.11.0+cu130 -> 2.11.0): one release."""
+    return str(version).split("+", 1)[0]
 
 
 def _then(tables: dict[str, pd.DataFrame]) -> str | None:
@@ -90,9 +100,12 @@ def _now(tables: dict[str, pd.DataFrame]) -> str | None:
     ours = failing[(failing["source"] != STUDY) & (failing["device"] != "cpu")] if len(failing) else failing
     parts = []
     for row in ours.to_dict("records"):
-        cpu = _failing(failing, row["source"], row["framework"], "cpu", row["mode"])
+        cpu = _failing(failing, row["source"], row["framework"], "cpu", row["mode"], row["framework_version"])
         if cpu is None:
             continue
+        # a device run on another release than the CPU's (a lent machine's image, torch_xla's pin):
+        # the gap is the versions' as well as the devices'
+        other = _release(cpu["framework_version"]) != _release(row["framework_version"])
         device = model_label(row["device"], row["device_model"])
         if row["device"] == "xla":
             device = "xla (torch_xla on XLA's CPU backend, not a TPU)"
@@ -100,6 +113,7 @@ def _now(tables: dict[str, pd.DataFrame]) -> str | None:
             f"{_name(row['framework'])} {row['mode']} ({row['source']}): {row['pct_failing']:.1f}% of "
             f"{row['n_known']} functions failing on {device}, {row['framework_version']}, against "
             f"{cpu['pct_failing']:.1f}% of {cpu['n_known']} on the CPU, {cpu['framework_version']}"
+            + (" (another version: not the device's difference alone)" if other else "")
         )
     if not parts:
         return None
@@ -126,7 +140,9 @@ def _then_vs_now(tables: dict[str, pd.DataFrame]) -> str | None:
             f"{_name(row['framework'])} {str(row['now_setting']).split(' · ')[-1]} against the study's "
             f"{machine}: {row['fixed']} fixed, {row['broke']} broke of {row['n_compared']} compared"
         )
-        if row.get("latencies_from") == NONE_QUIET:
+        if mode := other_mode(str(row["then_setting"]), str(row["now_setting"])):
+            text += f", and no latency: the study timed {mode} mode only"
+        elif row.get("latencies_from") == NONE_QUIET:
             text += ", and no latency: no quiet run of ours"
         elif row.get("median_ratio_now_vs_then") == row.get("median_ratio_now_vs_then"):
             quiet = (

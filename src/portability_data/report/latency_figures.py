@@ -4,6 +4,7 @@ now, eager vs compiled), latency densities per device, and where each function i
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -17,9 +18,10 @@ from portability_data.report.inputs import (
     model_label,
     reading_order_key,
     setting_order,
+    slug,
     with_setting,
 )
-from portability_data.report.latency import pair_label
+from portability_data.report.latency import pair_label, primary_pairs
 
 SLOWDOWN_FACTOR = 10.0
 
@@ -267,3 +269,38 @@ def _short(label: str) -> str:
     """A setting label without its source, for axis labels that must fit."""
     parts = [p.strip() for p in label.split("·")]
     return " · ".join(parts[1:]) if len(parts) > 1 else label
+
+
+GENERATIONS_FIGURE = "generations_latency.png"
+
+
+def pair_scatters(latencies: pd.DataFrame, primary: dict[tuple[str, str], str]) -> list[tuple[str, Any]]:
+    """The report's per-function latency scatters of device pairs, in report order, as (file name,
+    a maker of its PNG bytes or None): one per cross-device pair of primary models, then the
+    hardware generations. Their names are known without drawing, so build() can lay out the
+    latency section while the second process draws them (report/data_sections.py)."""
+    cross = primary_pairs(latencies, primary, same_type=False)
+    generations = primary_pairs(latencies, primary, same_type=True)
+    makers: list[tuple[str, Any]] = [
+        (
+            GENERATIONS_FIGURE,
+            lambda: fig_latency_scatter(
+                generations, "Old vs new hardware of one type: per-function latency (same subtests)"
+            ),
+        )
+    ]
+    if not len(cross):
+        return makers
+    ordered = sorted(
+        cross.groupby(["device", "reference_device"]),
+        key=lambda kv: (
+            DEVICE_ORDER.index(kv[0][1]) if kv[0][1] in DEVICE_ORDER else 9,
+            DEVICE_ORDER.index(kv[0][0]) if kv[0][0] in DEVICE_ORDER else 9,
+        ),
+    )
+    for (dev, ref), group in ordered:
+        title = f"Per-function latency, {dev.upper()} against {ref.upper()} (same subtests, primary models)"
+        makers.append(
+            (f"latency_{slug(dev)}_vs_{slug(ref)}.png", lambda g=group, t=title: fig_latency_scatter(g, t))
+        )
+    return makers

@@ -29,6 +29,7 @@ def how_runs_ran(
     cases: pd.DataFrame | None = None,
     *,
     quiet_load_max: float | None = DEFAULT_QUIET_LOAD_MAX,
+    pooled: tuple[pd.DataFrame, pd.DataFrame] | None = None,
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """(execution counts, superseded runs). Per setting of the pooled (not superseded, quiet runs
     preferred) runs that record it: subtests by how they executed, the share of compiled-mode cases
@@ -37,7 +38,8 @@ def how_runs_ran(
     run did (column failure_reread: aggregate.reclassify_failures); the largest host load average
     seen while they ran (the run's own worker adds about 1: above 1.5 other work competed for the
     cores). A subtest counts under the least compiled of its rows. Compiled settings also get the
-    compiler's reach over the cases table (`compiler_reach_counts`)."""
+    compiler's reach over the cases table (`compiler_reach_counts`). `pooled`: supersede's answer
+    for these results, runs and quiet_load_max where the caller has it (the report pools once)."""
     columns = [
         *SETTING_KEYS,
         "n_cases",
@@ -58,7 +60,7 @@ def how_runs_ran(
     ]
     if results is None or results.empty or "execution" not in results:
         return pd.DataFrame(columns=columns), pd.DataFrame()
-    pooled, superseded = supersede(results, runs, quiet_load_max=quiet_load_max)
+    pooled, superseded = pooled or supersede(results, runs, quiet_load_max=quiet_load_max)
     kept = pooled[pooled["execution"].notna()]
     by_setting = dict(iter(pooled.groupby(SETTING_KEYS)))
     load_of, other_of = run_host_load(runs), run_host_load(runs, "host_other_cpu_max")

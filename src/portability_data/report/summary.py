@@ -203,8 +203,17 @@ THEN_NOW_COLUMNS = [
 ]  # fmt: skip
 
 
+def other_mode(then_setting: str, now_setting: str) -> str | None:
+    """The study's mode where a then/now row compares our setting with the study's in another mode
+    (the study timed eager only: a compiled setting's latency is not read against it); else None."""
+    then, now = _label_parts(then_setting), _label_parts(now_setting)
+    return then[3] if then and now and then[3] != now[3] else None
+
+
 def _latency_text(r: Any) -> str:
     """A then/now row's latency cell: the median ratio with its n and quiet repeats, or why none."""
+    if mode := other_mode(r.then_setting, r.now_setting):
+        return f"none (the study timed {mode} mode only)"
     if r.latencies_from == NONE_QUIET:
         return "none (no quiet run)"
     if r.median_ratio_now_vs_then == r.median_ratio_now_vs_then:
@@ -237,7 +246,7 @@ def then_now_rows(changes: pd.DataFrame) -> pd.DataFrame:
         rows.append(
             [
                 r.framework,
-                f"{then[1]} · {then[2]}" if then else "no study run on this device type",
+                f"{then[1]} · {then[2]} · {then[3]}" if then else "no study run on this device type",
                 f"{source} · {version} · {model} · {mode}",
                 *counts,
                 _latency_text(r),

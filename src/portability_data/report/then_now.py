@@ -158,7 +158,8 @@ def then_now(inputs: Inputs, primary: dict[tuple, str]) -> tuple[pd.DataFrame, p
                     **key,
                 }
             )
-        # the latencies are read against the machine the outcomes were (one pair per comparison)
+        # the latencies are read against the machine the outcomes were (one pair per comparison), in
+        # the same mode: the study timed eager only, so a compiled setting of ours has no then latency
         if not then_model or newer_lat.empty:
             continue
         now_lat = newer_lat[(newer_lat[SETTING_KEYS] == pd.Series(setting, index=SETTING_KEYS)).all(axis=1)]
@@ -166,6 +167,7 @@ def then_now(inputs: Inputs, primary: dict[tuple, str]) -> tuple[pd.DataFrame, p
             (study_lat["framework"] == framework)
             & (study_lat["device"] == then_device)
             & (study_lat["device_model"] == then_model)
+            & (study_lat["mode"] == mode)  # compiled now is not read against eager then
         ]
         if then_lat.empty or now_lat.empty:
             continue

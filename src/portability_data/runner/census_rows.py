@@ -179,7 +179,8 @@ class CensusModule:
 
     @property
     def tolerances(self) -> dict[str, dict[str, float]]:
-        return self.manifest["tolerances"]
+        tolerances: dict[str, dict[str, float]] = self.manifest["tolerances"]
+        return tolerances
 
     def tolerances_for(self, entry: str, mode: str, dtype: str) -> dict[str, dict[str, float]]:
         """The policy one subtest is judged by: params.yaml's, loosened by the framework's own
@@ -207,7 +208,8 @@ class CensusModule:
     def not_comparable(self, entry: str) -> str | None:
         """Why the framework itself compares no two executions of the entry (its output is
         random or undefined: `oracle_declared.not_comparable`), or None."""
-        return self.entries[entry].get("oracle_declared", {}).get("not_comparable")
+        why: str | None = self.entries[entry].get("oracle_declared", {}).get("not_comparable")
+        return why
 
     def generate_tests(self, metafunc: Any) -> None:
         """The module's `pytest_generate_tests`."""
@@ -224,4 +226,5 @@ class CensusModule:
     @property
     def eager_cap(self) -> int | None:
         """The manifest's eager cap on samples per subtest (census.eager.max_samples), or None."""
-        return self.manifest.get("eager", {}).get("max_samples")
+        cap: int | None = self.manifest.get("eager", {}).get("max_samples")
+        return cap

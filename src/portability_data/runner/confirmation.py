@@ -103,17 +103,18 @@ class AloneRunner:
         """This thread's forking process (started if it has none or it ended); None: spawn."""
         if self.fork_refused is not None:
             return None
-        current = getattr(self._local, "forker", None)
+        current: tuple[Worker, int, list[str]] | None = getattr(self._local, "forker", None)
         if current is not None and current[0].process.poll() is None:
             return current
         worker, ready, why = self._start(FORK_WORKER_MODULE)
         if ready is None:
             self.fork_refused = why
             return None
-        self._local.forker = (worker, int(ready.get("native_threads", -1)), list(ready.get("preloaded", [])))
+        forker = (worker, int(ready.get("native_threads", -1)), list(ready.get("preloaded", [])))
+        self._local.forker = forker
         with self._lock:
             self._forkers.append(worker)
-        return self._local.forker
+        return forker
 
     def _discard_forker(self) -> None:
         worker = self._local.forker[0]

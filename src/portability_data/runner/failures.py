@@ -139,7 +139,7 @@ def bare_type(error_type: str) -> str:
 
 
 def classify_failure_detail(
-    framework: str, error_type: str, error_message: str, *, outcome: str | None = None
+    framework: str, error_type: str, error_message: str | None, *, outcome: str | None = None
 ) -> tuple[str, str, str | None]:
     """(category, rule_id, subcategory) for one failure. `outcome` lets the runner's own verdicts
     (timeout, memory: the worker was killed) decide before any message is read."""

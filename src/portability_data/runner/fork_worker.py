@@ -107,7 +107,7 @@ def preload(framework: str, rootdir: str) -> list[str]:
         except CensusManifestError:
             continue
     on_xla_cpu = xla_on_cpu(os.environ.get("PORTABILITY_DEVICE", ""), os.environ)
-    modules = XLA_MODULES if framework == "torch" and on_xla_cpu else ()
+    modules: tuple[str, ...] = XLA_MODULES if framework == "torch" and on_xla_cpu else ()
     if cuda_unreachable(framework):  # after torch_xla, which rebinds classes the databases hold
         modules += TEST_DATABASES.get(framework, ())
     for module in modules:

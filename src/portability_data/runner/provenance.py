@@ -341,17 +341,29 @@ def code_state(repo_root: Path, package_dir: Path = PACKAGE_DIR) -> dict[str, An
     return {
         "git_commit": git_commit(repo_root),
         "code_modified": code_modified(repo_root, package_dir),
+        "src_tree": src_tree(repo_root),
     }
+
+
+def src_tree(repo_root: Path) -> str | None:
+    """The git tree object of HEAD's src/: equal in two commits exactly when their code is, so a
+    commit of data made while a run measures is not a change of the code that ran."""
+    out = _git(repo_root, ["rev-parse", "HEAD:src"], timeout_s=10)
+    return None if out is None or out.returncode != 0 else out.stdout.strip() or None
 
 
 def code_as_run(at_start: dict[str, Any] | None, at_finish: dict[str, Any]) -> tuple[str | None, bool | None]:
     """(git_commit, code_modified) for the runs row: the commit the run started from, and whether
     code beside it ran. Workers import the code when they start, and a run replaces them as it goes
     (a crash, a timeout, a resume), so a commit or a change to src/ made while it ran is code that
-    ran too: modified. A journal from before the start was recorded gives the finish's state."""
+    ran too: modified, unless the two commits hold the same src/ tree (data committed while it ran;
+    a journal without src_tree, from before it was recorded, counts any commit as a change). A
+    journal from before the start was recorded gives the finish's state."""
     if at_start is None:
         return at_finish["git_commit"], at_finish["code_modified"]
-    if at_start["git_commit"] != at_finish["git_commit"]:
+    if at_start["git_commit"] != at_finish["git_commit"] and (
+        at_start.get("src_tree") is None or at_start.get("src_tree") != at_finish.get("src_tree")
+    ):
         return at_start["git_commit"], True
     readings = (at_start["code_modified"], at_finish["code_modified"])
     if True in readings:

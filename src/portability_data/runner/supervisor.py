@@ -12,7 +12,8 @@ This module is the run's loop and its end (`run`, `close_partial`, `finish`); be
 (what to run, where), `journal` (the journal and resuming), `worker_process` (the worker process) and
 `provenance` (host facts and code digests).
 
-Light on purpose: the framework, pytest, NumPy, pyarrow and PyYAML only (DESIGN.md).
+Light on purpose: the framework, pytest, NumPy, pyarrow and PyYAML only (docs/ARCHITECTURE.md,
+"Layers": the runner-bare contract).
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from typing import Any
 
 import pyarrow as pa
 
+from portability_data.runner.compile_cache import cache_record
 from portability_data.runner.confirmation import AloneRunner
 from portability_data.runner.fault_rows import describe_fault, fault_event, not_rerun_event
 from portability_data.runner.journal import Journal, RunState, resume_state
@@ -559,7 +561,7 @@ def finish(state: RunState, paths: Paths, status: str = "complete") -> str:
         "status": status,
         "n_results": len(rows),
         **host_facts(),
-        "build": json.dumps(info.build, sort_keys=True) if info.build is not None else None,
+        "build": _build_json(info.build, state.spec),
         **(state.digests or {"harness_digest": None, "cases_digest": None, "case_digests": None}),
         "host_load_mean": _mean(state.host_load),
         "host_load_max": round(max(state.host_load), 2) if state.host_load else None,
@@ -570,6 +572,15 @@ def finish(state: RunState, paths: Paths, status: str = "complete") -> str:
     runs_path = paths.runs_dir / state.spec.source / f"{state.run_id}.parquet"
     atomic_write_arrow(runs_path, pa.Table.from_pylist([run_row], schema=contracts.RUNS), exclusive=True)
     return state.run_id
+
+
+def _build_json(build: dict[str, Any] | None, spec: RunSpec) -> str | None:
+    """The worker's build facts, with the compile cache its workers used (compile_cache.cache_record:
+    the folder, or "off"), so a reader knows a re-run read compiled programs from disk."""
+    cache = cache_record(spec.framework, spec.device, suite=spec.suite)
+    if cache is not None:
+        build = {**(build or {}), "compile_cache": cache}
+    return json.dumps(build, sort_keys=True) if build is not None else None
 
 
 def _mean(values: list[float]) -> float | None:

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from portability_data.runner.compile_cache import cache_environment
 from portability_data.runner.fork_worker import xla_on_cpu
 from portability_data.runner.spec import Paths, RunSpec
 
@@ -93,7 +94,8 @@ class Worker:
         while True:
             if b"\n" in self._buffer:
                 line, self._buffer = self._buffer.split(b"\n", 1)
-                return json.loads(line)
+                event: dict[str, Any] = json.loads(line)
+                return event
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 return None
@@ -219,6 +221,8 @@ def worker_environment(spec: RunSpec, paths: Paths, scratch: Path, events_fd: in
             "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1",
         }
     )
+    # persistent compile caches (JAX, torch_xla) for re-runs, outside the repository (compile_cache)
+    env.update(cache_environment(spec.framework, spec.device, suite=spec.suite))
     if xla_on_cpu(spec.device, env):
         # XLA's CPU backend uses no GPU: hidden, a CUDA build of torch (torch_xla's) initialises no
         # driver, in a spawned worker as in the confirmations' fork server (fork_worker.preload)

@@ -1,7 +1,7 @@
 """The table contracts as Arrow schemas: the one light module every writer needs.
 
 It imports only pyarrow so that the runner can write shards on a bare accelerator machine
-(framework + pytest + NumPy + pyarrow, see DESIGN.md "The runner"). The pandera models in
+(framework + pytest + NumPy + pyarrow, see docs/ARCHITECTURE.md, "The runner"). The pandera models in
 `schemas.py` add the value checks and are cross-checked against these schemas in the tests.
 """
 
@@ -71,8 +71,8 @@ FRAMEWORKS = ("torch", "tensorflow", "jax")
 # TPU, issue 27); tpu: a TPU (torch_xla on TPU, jax, TensorFlow). The tables' vocabulary of the
 # device paths the runner registers (runner/devices/: one module each; a test keeps both equal).
 # Then the export and edge paths (issues 51-53), each run on the host CPU by its own runtime.
-DEVICES = ("cpu", "gpu", "tpu", "mps", "xla", "onnxruntime", "openvino", "litert", "litert_flex")
-DEVICES += ("executorch", "executorch_xnnpack", "iree", "iree_torch_mlir")
+DEVICES: tuple[str, ...] = ("cpu", "gpu", "tpu", "mps", "xla", "onnxruntime", "openvino", "litert")
+DEVICES += ("litert_flex", "executorch", "executorch_xnnpack", "iree", "iree_torch_mlir")
 COMPILER_DOC = (
     "compiled mode's compiler: inductor, openxla (torch.compile's backends), xla (jax.jit, "
     "tf.function jit_compile); null in eager mode, and in rows before schema 10, where it is the "

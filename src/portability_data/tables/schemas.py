@@ -486,7 +486,7 @@ def export_yaml(table: str) -> str:
         header += f"# table-wide check {check.name}: {check.error}\n"
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)
-        return header + model.to_yaml()
+        return header + str(model.to_yaml())
 
 
 def export_all(folder: Path) -> list[Path]:

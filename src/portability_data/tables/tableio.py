@@ -9,7 +9,8 @@ problem is reported at once, naming the file, column, row and value.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -65,7 +66,8 @@ class TableValidationError(ValueError):
 
 def empty_frame(table: str) -> pd.DataFrame:
     """A frame with the table's columns and declared types and no rows."""
-    return arrow_schema(table).empty_table().to_pandas(types_mapper=pd.ArrowDtype)
+    frame: pd.DataFrame = arrow_schema(table).empty_table().to_pandas(types_mapper=pd.ArrowDtype)
+    return frame
 
 
 def to_arrow(table: str, frame: pd.DataFrame, source: str = "<memory>") -> pa.Table:
@@ -243,15 +245,41 @@ def with_added_columns(table: str, found: pa.Table, version: int) -> pa.Table:
     return found
 
 
+# (table, files with their inode, mtime and size) -> the validated frame, while `reads_shared` is open
+_SHARED_READS: dict[tuple[str, tuple[tuple[str, int, int, int], ...]], pd.DataFrame] | None = None
+
+
+@contextmanager
+def reads_shared() -> Iterator[None]:
+    """Within this block a table read twice from unchanged files is parsed and validated once and
+    handed out as a copy (the report's sections each read results and runs: 238 shard files that
+    are read, checked and validated again otherwise). A file rewritten in between (new mtime or
+    size, or a new inode: tables land by rename) is read again."""
+    global _SHARED_READS
+    outer, _SHARED_READS = _SHARED_READS, {} if _SHARED_READS is None else _SHARED_READS
+    try:
+        yield
+    finally:
+        _SHARED_READS = outer
+
+
 def read_table(table: str, path: Path) -> pd.DataFrame:
     """Read a table from a file or a folder of Parquet files; validated; typed as ArrowDtype."""
     files = parquet_files(path)
     if not files:
         return empty_frame(table)
+    key = None
+    if _SHARED_READS is not None:
+        stats = [(str(file.resolve()), file.stat()) for file in files]
+        key = (table, tuple((name, st.st_ino, st.st_mtime_ns, st.st_size) for name, st in stats))
+        if key in _SHARED_READS:
+            return _SHARED_READS[key].copy()
     arrow_tables = [read_file(table, file) for file in files]
     combined = pa.concat_tables(arrow_tables).replace_schema_metadata(arrow_schema(table).metadata)
-    frame = combined.to_pandas(types_mapper=pd.ArrowDtype)
-    return validate(table, frame, source=str(path))
+    frame = validate(table, combined.to_pandas(types_mapper=pd.ArrowDtype), source=str(path))
+    if key is not None and _SHARED_READS is not None:
+        _SHARED_READS[key] = frame.copy()
+    return frame
 
 
 @dataclass

@@ -1,0 +1,139 @@
+"""Persistent compile caches for re-runs (issue 57): where they live, the environment that turns
+them on in a case worker, and what a runs row records of them.
+
+A JAX eager census spends most of its time in XLA compiling each primitive for each shape and
+dtype (benchmarks/bench_jax_eager_compiles.py), and so does torch_xla; a re-run of the same
+entries compiles the same programs again. Both frameworks can keep compiled executables on disk,
+and both read the switch from the environment, so the runner turns them on through the
+environment it gives its workers (worker_process.worker_environment), never in the harness:
+
+- JAX: `JAX_COMPILATION_CACHE_DIR`, with `JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS=0` and
+  `JAX_PERSISTENT_CACHE_MIN_ENTRY_SIZE_BYTES=0` so that the small programs of eager primitive
+  dispatch are kept too (JAX reads every `jax_*` option from the upper-cased environment
+  variable; "Persistent compilation cache", https://docs.jax.dev/en/latest/persistent_compilation_cache.html;
+  jax/_src/config.py, jax_compilation_cache_dir and jax_persistent_cache_min_*).
+- torch_xla: `XLA_PERSISTENT_CACHE_PATH` and `XLA_PERSISTENT_CACHE_READ_ONLY=0`, the two variables
+  `torch_xla.runtime.initialize_cache(path, readonly)` sets (torch_xla 2.9, runtime.py); they must
+  be set before the first computation, which a worker's environment is. Off unless asked for
+  (PORTABILITY_COMPILE_CACHE_XLA=on): torch_xla 2.9 writes the cache but cannot load it back. On
+  PJRT's CPU backend a second run of the same graph counts PersistentCacheDeserializeFailure, not
+  PersistentCacheHit (tried here, issue 57); on TPU the load is UNIMPLEMENTED (pytorch/xla#9094,
+  open at 2.9) and on GPU it fails too (pytorch/xla#8930). And where it loads, a hit would change
+  data: the xla path counts device_compiles from torch_xla's CompileTime metric
+  (runner/devices/xla.py), which a program read from disk does not add to, so a warm run would
+  record fewer compilations (and fewer recompiled subtests in the report) than a cold one. So it
+  is for trying a torch_xla that loads its cache, never for a committed run; the runs row says.
+
+A JAX cache changes no label and no column (no path counts JAX's XLA compilations; those that
+count device_compiles count their own exports and builds): JAX keys an entry by the program, the
+compile options, the backend and the jax/jaxlib versions; each cache folder here is also per
+package versions and per CPU model, so a cache made by another build or machine is never read. The cache lives
+under the XDG cache folder ($XDG_CACHE_HOME, else ~/.cache: portability/compile/), never in the
+repository or a shard. Opt out with `portability run --no-compile-cache` or
+PORTABILITY_COMPILE_CACHE=off; PORTABILITY_COMPILE_CACHE=<folder> puts it elsewhere.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import os
+from collections.abc import Mapping
+from importlib import metadata
+from pathlib import Path
+
+CACHE_ENV = "PORTABILITY_COMPILE_CACHE"  # "off": no cache; a folder: the cache root; unset: XDG
+XLA_OPT_IN_ENV = "PORTABILITY_COMPILE_CACHE_XLA"  # "on": torch_xla's cache too (see the docstring)
+OFF = "off"
+CENSUS_SUITE = "census"  # the suite whose runs use the cache by default (verdicts, no latencies)
+XLA_DEVICES = ("xla", "tpu")  # torch on these runs through torch_xla
+JAX_CACHE_MAX_BYTES = 4 * 2**30  # least recently read entries go past this (an eager primitive: ~4 KB)
+
+
+def cache_root(environ: Mapping[str, str] = os.environ) -> Path | None:
+    """The root of the compile caches, or None when turned off (PORTABILITY_COMPILE_CACHE=off)."""
+    chosen = environ.get(CACHE_ENV, "").strip()
+    if chosen.lower() == OFF:
+        return None
+    if chosen:
+        return Path(chosen).expanduser()
+    xdg = environ.get("XDG_CACHE_HOME") or str(Path(environ.get("HOME") or Path.home()) / ".cache")
+    return Path(xdg) / "portability" / "compile"
+
+
+def _versions(*packages: str) -> str:
+    found = []
+    for package in packages:
+        try:
+            found.append(f"{package}-{metadata.version(package)}")
+        except metadata.PackageNotFoundError:
+            found.append(f"{package}-none")
+    return "_".join(found)
+
+
+def _machine() -> str:
+    """A short digest of the CPU model: XLA's CPU code is built for the host's instruction set."""
+    from portability_data.runner.provenance import cpu_model
+
+    return hashlib.sha256(cpu_model().encode()).hexdigest()[:12]
+
+
+def cache_kind(framework: str, device: str) -> str | None:
+    """Which persistent cache a (framework, device) worker can use: jax, torch_xla, or None."""
+    if framework == "jax":
+        return "jax"
+    if framework == "torch" and device in XLA_DEVICES:
+        return "torch_xla"
+    return None
+
+
+def cache_dir(
+    framework: str, device: str, environ: Mapping[str, str] = os.environ, suite: str = "census"
+) -> Path | None:
+    """The folder this (framework, device)'s workers cache compiled programs in; None: no cache.
+    A curated run times its calls, and the first call of an eager JAX primitive includes its
+    compile: read from disk, that latency would change with the cache's state, so curated runs
+    use a cache only where PORTABILITY_COMPILE_CACHE names a folder (census runs keep verdicts only)."""
+    root, kind = cache_root(environ), cache_kind(framework, device)
+    if root is None or kind is None:
+        return None
+    if suite != CENSUS_SUITE and not environ.get(CACHE_ENV, "").strip():
+        return None
+    if kind == "torch_xla" and environ.get(XLA_OPT_IN_ENV, "").strip().lower() != "on":
+        return None
+    packages = ("jax", "jaxlib") if kind == "jax" else ("torch", "torch_xla")
+    return root / kind / _versions(*packages) / _machine()
+
+
+def cache_environment(
+    framework: str, device: str, environ: Mapping[str, str] = os.environ, suite: str = "census"
+) -> dict[str, str]:
+    """The variables that turn the cache on in a worker (empty: off, or no cache for this path)."""
+    folder = cache_dir(framework, device, environ, suite)
+    if folder is None:
+        return {}
+    folder.mkdir(parents=True, exist_ok=True)
+    if cache_kind(framework, device) == "jax":
+        env = {
+            "JAX_COMPILATION_CACHE_DIR": str(folder),
+            "JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS": "0",
+            "JAX_PERSISTENT_CACHE_MIN_ENTRY_SIZE_BYTES": "0",
+        }
+        if importlib.util.find_spec("filelock") is not None:
+            # a size bound turns on JAX's LRU eviction, which holds a file lock around every read and
+            # write (jax/_src/lru_cache.py): census workers side by side (--jobs 2) never read an
+            # entry another is still writing; without filelock JAX refuses a bound, so none is set
+            env["JAX_COMPILATION_CACHE_MAX_SIZE"] = str(JAX_CACHE_MAX_BYTES)
+        return env
+    return {"XLA_PERSISTENT_CACHE_PATH": str(folder), "XLA_PERSISTENT_CACHE_READ_ONLY": "0"}
+
+
+def cache_record(
+    framework: str, device: str, environ: Mapping[str, str] = os.environ, suite: str = "census"
+) -> str | None:
+    """What the runs row says (runs.build's compile_cache): the cache folder, "off", or None where
+    the path has no persistent cache. A resumed run records the setting it finished with."""
+    if cache_kind(framework, device) is None:
+        return None
+    folder = cache_dir(framework, device, environ, suite)
+    return OFF if folder is None else str(folder)
