@@ -489,12 +489,18 @@ def test_findings_name_a_setting_without_quiet_latency(tables: dict[str, pd.Data
                 "device": "xla",
                 "functions_both": 736,
                 "functions_lost": 456,
+                "functions_unconfirmed": 0,
             }
         ],
     }
     last = findings(tables, census)[-1]
     assert last.startswith("**The census** ran 1,644 functions in 26,340 function × dtype pairs")
     assert "PyTorch eager on xla: 456 of 736 functions lose at least one dtype that runs on the CPU" in last
+    assert "confirmed alone" not in last
+    census["moves"][0]["functions_unconfirmed"] = 12
+    last = findings(tables, census)[-1]
+    assert "456 of 736 functions lose at least one dtype that runs on the CPU, and 12 have a dtype" in last
+    assert "not yet confirmed alone (counted neither way)" in last
 
 
 def test_a_device_run_on_another_release_than_the_cpus_is_said_so() -> None:

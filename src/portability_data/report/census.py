@@ -478,9 +478,9 @@ def census_section(data_dir: Path) -> tuple[Section, dict[str, Any]] | None:
         "mean_abs_gap_population_vs_sample": _mean_gap(versus),
         "moves": [  # the report's opening reads these (report.findings)
             {k: (v if isinstance(v, str) else int(v)) for k, v in record.items()}
-            for record in moved[["framework", "mode", "device", "functions_both", "functions_lost"]].to_dict(
-                "records"
-            )
+            for record in moved[
+                ["framework", "mode", "device", "functions_both", "functions_lost", "functions_unconfirmed"]
+            ].to_dict("records")
         ]
         if len(moved)
         else [],

@@ -44,7 +44,7 @@ def device_moves(matrix: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
     lowerings and fallbacks; the torch versions of the two settings differ and are named)."""
     summary_columns = [
         "framework", "mode", "device", "device_model", "cpu_version", "device_version", "pairs_both", *MOVES,
-        "not_compared", "functions_both", "functions_lost", "functions_falling_back",
+        "not_compared", "functions_both", "functions_lost", "functions_falling_back", "functions_unconfirmed",
     ]  # fmt: skip
     lost_columns = ["framework", "mode", "device", "function", "pairs_lost", "dtypes", "error_type", "error"]
     on_cpu = matrix[matrix["device"] == "cpu"]
@@ -75,6 +75,10 @@ def device_moves(matrix: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
                 "functions_both": group["function"].nunique(),
                 "functions_lost": group.loc[group["move"] == "lost", "function"].nunique(),
                 "functions_falling_back": group.loc[group["move"] == "falls_back", "function"].nunique(),
+                # failed on the device once, not yet alone in a fresh worker: lost or not, unknown
+                "functions_unconfirmed": group.loc[
+                    (group["status"] == "unconfirmed") & group["cpu_status"].isin(RUNNING), "function"
+                ].nunique(),
             }
         )
         for function, pairs in group[group["move"] == "lost"].groupby("function", sort=True):

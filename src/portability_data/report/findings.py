@@ -173,6 +173,12 @@ def _census(census: dict[str, Any] | None) -> str | None:
         text += "; moving off the CPU, " + "; ".join(
             f"{_name(m['framework'])} {m['mode']} on {m['device']}: {m['functions_lost']} of "
             f"{m['functions_both']} functions lose at least one dtype that runs on the CPU"
+            + (
+                f", and {m['functions_unconfirmed']} have a dtype that failed there once, not yet "
+                "confirmed alone (counted neither way)"
+                if m.get("functions_unconfirmed")
+                else ""
+            )
             for m in moves
         )
         text += f" ({_link('moves', MOVES_TABLE)})"
