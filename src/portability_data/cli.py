@@ -252,6 +252,11 @@ COMMANDS: tuple[Command, ...] = (
             type=Path,
             help="where the <source>.yaml manifests go (default: cases/<framework>/census)",
         ),
+        flag(
+            "--nn",
+            "only the NN-op manifest nn.yaml (tensorflow, jax) from the reviewed cases/nn_ops.yml, "
+            "on PyTorch's OpInfo / ModuleInfo samples (issue 60)",
+        ),
     ),
     command(
         "bench",

@@ -290,7 +290,13 @@ def cmd_census_harvest(args: argparse.Namespace) -> None:
     folder = args.folder or Path("cases") / args.framework / "census"
     try:
         api = read_table("api", args.api)
-        if args.framework == "jax":
+        if args.nn:
+            from portability_data.pipeline import census_harvest_nn
+
+            manifest = census_harvest_nn.nn_manifest(args.framework, api, census, folder=folder)
+            manifests = {census_harvest_nn.ORIGIN: manifest}
+            lines = census_harvest.write_manifests(manifests, folder, census_harvest_nn.summary_lines)
+        elif args.framework == "jax":
             from portability_data.pipeline import census_harvest_jax
 
             manifests = census_harvest_jax.jax_manifests(api, census)
