@@ -118,8 +118,9 @@ SAMPLE_STATUSES = ("kept", "replaced", "replacement", "overlap")
 REPLACEMENT_REASONS = ("no_test", "error_handling_only", "legacy_version", "unsuitable")
 CASE_STATUSES = ("active", "removed", "unsuitable")
 # curated: a case file written here; the census sources: PyTorch's OpInfo, ModuleInfo and
-# OptimizerInfo databases, JAX's primitive harnesses, jax.numpy against NumPy.
-CASE_ORIGINS = ("curated", "opinfo", "module", "optimizer", "harnesses", "numpy", "tnp", "mapped")
+# OptimizerInfo databases, JAX's primitive harnesses, jax.numpy against NumPy; nn: the NN ops on
+# PyTorch's samples against torch's CPU result (cases/nn_ops.yml, issue 60).
+CASE_ORIGINS = ("curated", "opinfo", "module", "optimizer", "harnesses", "numpy", "tnp", "mapped", "nn")
 # What a run runs: the curated case files, or the census manifests (cases/<framework>/census/).
 SUITES = ("curated", "census")
 
@@ -323,7 +324,8 @@ RESULTS = _schema(
             True,
             "what the values were compared with: reference (the entry's own reference function; for a "
             "ModuleInfo entry upstream's, not NumPy), numpy, numpy_32bit, scipy, eager, cpu (the host "
-            "CPU's result of the same sample, off the host); several joined by '+' (reference+cpu); "
+            "CPU's result of the same sample, off the host), torch_cpu (PyTorch's CPU result of the same "
+            "sample: the NN-op census of TensorFlow and JAX); several joined by '+' (reference+cpu); "
             "none: nothing judged any sample",
         ),
         _field("samples", _i64, True, "sample inputs the subtest ran (census: a subtest per entry x dtype)"),
