@@ -149,8 +149,9 @@ def nn_manifest(
             unmapped.append({"entry": op["entry"], "torch_function": op["torch"], "reason": NO_SAMPLE})
             continue
         entries.append({**record, "dtypes": sorted(counts), "samples": counts})
+    # the mapping's place in the repository, whichever copy was read (a test's scratch checkout)
     source = (
-        f"{mapping_path.as_posix()}: PyTorch {torch_version}'s OpInfo / ModuleInfo samples, oracle {ORACLE}"
+        f"{MAPPING_FILE.as_posix()}: PyTorch {torch_version}'s OpInfo / ModuleInfo samples, oracle {ORACLE}"
     )
     eager_cap = (census_params.get("eager", {}).get("max_samples") or {}).get("torch")
     return manifest_document(

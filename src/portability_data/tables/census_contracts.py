@@ -120,8 +120,20 @@ DTYPE_AGREEMENTS = ("same_dtype", "differs")
 CROSSFRAMEWORK = _schema(
     "crossframework",
     [
-        _field("name", _str, False, "NumPy's name of the function, e.g. arccos, linalg.svd"),
-        _field("reference", _str, False, "the NumPy function every framework is held to, e.g. numpy.arccos"),
+        _field(
+            "name",
+            _str,
+            False,
+            "NumPy's name of the function, e.g. arccos, linalg.svd; or torch.<entry> for an NN op on "
+            "PyTorch's samples (torch.nn.functional.conv2d, issue 60)",
+        ),
+        _field(
+            "reference",
+            _str,
+            False,
+            "the NumPy function every framework is held to, e.g. numpy.arccos; torch_cpu for an NN op "
+            "(PyTorch's CPU result of the same sample)",
+        ),
         _field("dtype", _str, False, "dtype of the inputs (the same arrays in every framework)"),
         _field("device", _str, False, "cpu, gpu, tpu or mps"),
         _field("mode", _str, False, "eager or compiled"),
