@@ -222,6 +222,7 @@ COMMANDS: tuple[Command, ...] = (
             "(default: %(default)s)",
         ),
         path_arg("--cases", "cases", "case folders (census manifests: entries that share declarations)"),
+        path_arg("--api", "data/api/api.parquet", "api table (each function's canonical name)"),
         path_arg("--out", "data/census/support_matrix.parquet", "table to write (default: %(default)s)"),
     ),
     command(

@@ -273,7 +273,8 @@ def cmd_run_stage(args: argparse.Namespace) -> None:
 def cmd_support_matrix(args: argparse.Namespace) -> None:
     from portability_data.pipeline.support_matrix import run_support_matrix
 
-    print("\n".join(run_support_matrix(args.results, args.runs, args.declared, args.out, args.cases)))
+    lines = run_support_matrix(args.results, args.runs, args.declared, args.out, args.cases, args.api)
+    print("\n".join(lines))
 
 
 def cmd_crossframework(args: argparse.Namespace) -> None:

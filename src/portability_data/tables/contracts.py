@@ -64,6 +64,7 @@ ADDED_SINCE: dict[int, dict[str, tuple[str, ...]]] = {
         "api": ("canonical_name", "alias"),
         "frequencies": ("canonical_name",),
     },
+    12: {"cases": ("canonical_name",), "support_matrix": ("canonical_name",)},
 }
 
 FRAMEWORKS = ("torch", "tensorflow", "jax")
@@ -258,6 +259,13 @@ CASES = _schema(
         _field("case_id", _str, False, "unique case id, <framework>.<name>"),
         _field("framework", _str, False, "torch, tensorflow or jax"),
         _field("function", _str, False, "qualified name of the function under test"),
+        _field(
+            "canonical_name",
+            _str,
+            True,
+            "the function `function` names, under its canonical name (api.canonical_name; the name "
+            "itself where the api table does not list it); null before schema 12",
+        ),
         _field("study_name", _str, True, "the study's spelling of the name, where it differs"),
         _field("test_file", _str, True, "test file, relative to the repository root (null: removed)"),
         _field("upstream_test", _str, True, "where the framework's own test lives (file::class::test)"),
