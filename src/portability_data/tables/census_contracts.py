@@ -62,13 +62,7 @@ SUPPORT_MATRIX = _schema(
         _field("framework", _str, False, "torch, tensorflow or jax"),
         _field("framework_version", _str, False, "version the census ran on"),
         _field("function", _str, False, "public qualified name the entry tests"),
-        _field(
-            "canonical_name",
-            _str,
-            True,
-            "the function `function` names, under its canonical name (api.canonical_name; the name "
-            "itself where the api table does not list it); null before schema 12",
-        ),
+        _field("canonical_name", _str, True, "function's canonical name (api.canonical_name), else itself"),
         _field("origin", _str, False, "the census source: opinfo, ..."),
         _field("entry", _str, False, "the database entry (name.variant), e.g. linalg.svd"),
         _field("case_id", _str, False, "census case id"),

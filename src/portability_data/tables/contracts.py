@@ -259,13 +259,7 @@ CASES = _schema(
         _field("case_id", _str, False, "unique case id, <framework>.<name>"),
         _field("framework", _str, False, "torch, tensorflow or jax"),
         _field("function", _str, False, "qualified name of the function under test"),
-        _field(
-            "canonical_name",
-            _str,
-            True,
-            "the function `function` names, under its canonical name (api.canonical_name; the name "
-            "itself where the api table does not list it); null before schema 12",
-        ),
+        _field("canonical_name", _str, True, "function's canonical name (api.canonical_name), else itself"),
         _field("study_name", _str, True, "the study's spelling of the name, where it differs"),
         _field("test_file", _str, True, "test file, relative to the repository root (null: removed)"),
         _field("upstream_test", _str, True, "where the framework's own test lives (file::class::test)"),
