@@ -239,6 +239,7 @@ COMMANDS: tuple[Command, ...] = (
             "(default: %(default)s)",
         ),
         path_arg("--cases", "cases", "case folders (census manifests: entries that share declarations)"),
+        path_arg("--api", table_path("api"), "api table (each function's canonical name)"),
         path_arg("--out", table_path("support_matrix"), "table to write (default: %(default)s)"),
     ),
     command(
@@ -268,6 +269,11 @@ COMMANDS: tuple[Command, ...] = (
             "--folder",
             type=Path,
             help="where the <source>.yaml manifests go (default: cases/<framework>/census)",
+        ),
+        flag(
+            "--nn",
+            "only the NN-op manifest nn.yaml (tensorflow, jax) from the reviewed cases/nn_ops.yml, "
+            "on PyTorch's OpInfo / ModuleInfo samples (issue 60)",
         ),
     ),
     command(

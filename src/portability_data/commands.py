@@ -272,7 +272,8 @@ def cmd_run_stage(args: argparse.Namespace) -> None:
 def cmd_support_matrix(args: argparse.Namespace) -> None:
     from portability_data.pipeline.support_matrix import run_support_matrix
 
-    print("\n".join(run_support_matrix(args.results, args.runs, args.declared, args.out, args.cases)))
+    lines = run_support_matrix(args.results, args.runs, args.declared, args.out, args.cases, args.api)
+    print("\n".join(lines))
 
 
 def cmd_crossframework(args: argparse.Namespace) -> None:
@@ -289,7 +290,13 @@ def cmd_census_harvest(args: argparse.Namespace) -> None:
     folder = args.folder or Path("cases") / args.framework / "census"
     try:
         api = read_table("api", args.api)
-        if args.framework == "jax":
+        if args.nn:
+            from portability_data.pipeline import census_harvest_nn
+
+            manifest = census_harvest_nn.nn_manifest(args.framework, api, census, folder=folder)
+            manifests = {census_harvest_nn.ORIGIN: manifest}
+            lines = census_harvest.write_manifests(manifests, folder, census_harvest_nn.summary_lines)
+        elif args.framework == "jax":
             from portability_data.pipeline import census_harvest_jax
 
             manifests = census_harvest_jax.jax_manifests(api, census)

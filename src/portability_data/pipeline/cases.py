@@ -19,6 +19,7 @@ from typing import Any
 
 import pandas as pd
 
+from portability_data.pipeline.api_aliases import canonical_map, with_canonical
 from portability_data.runner.case_rows import (
     CASE_ROW_VERSION,
     QUALIFIED_NAME,
@@ -336,6 +337,8 @@ def compile_cases(
         from portability_data.tables.tableio import empty_frame
 
         frame = empty_frame("cases")
+    else:  # one function under all its names: readers join on this column, not on their own mapping
+        frame = with_canonical(frame, canonical_map(api))
     write_table("cases", frame, out)
     return frame
 

@@ -1,5 +1,5 @@
-"""The cross-framework table: one NumPy function name, the same inputs, every framework beside
-the others.
+"""The cross-framework table: one NumPy function name (or one NN op on PyTorch's samples), the same
+inputs, every framework beside the others.
 
 The census modules that hold a framework's NumPy namesakes to NumPy (jax.numpy: origin `numpy`;
 tf.experimental.numpy: `tnp`; torch's functions whose OpInfo declares a NumPy reference: `numpy`) draw their
@@ -30,6 +30,11 @@ from portability_data.tables.census_contracts import RUNNING_STATUSES
 
 # Census origins whose entries are NumPy names on the shared generator's inputs.
 NUMPY_NAMESAKES = {"jax": ("numpy",), "tensorflow": ("tnp",), "torch": ("numpy",)}
+# The NN-op census (issue 60): TensorFlow's and JAX's entries are torch's OpInfo / ModuleInfo entry
+# names, run on torch's samples and held to torch's CPU result; torch's own census row of the same
+# entry (origin opinfo or module) stands beside them. Named torch.<entry> (torch.nn.functional.conv2d),
+# apart from the NumPy names (tanh is both a NumPy name and a torch entry).
+NN_ORIGIN, NN_TORCH_ORIGINS, NN_REFERENCE = "nn", ("opinfo", "module"), "torch_cpu"
 WORKING = RUNNING_STATUSES  # it ran without raising (ran: nothing judged its values)
 # Rows that measured nothing of their framework (the wheel lacks the entry; our test code failed):
 # left out, so that no framework stands apart for the harness's sake.
@@ -87,6 +92,22 @@ def namesake_rows(matrix: pd.DataFrame) -> pd.DataFrame:
             rows[column] = None
     rows["name"] = rows["entry"]
     rows["reference"] = "numpy." + rows["entry"]
+    return pd.concat([rows, nn_rows(matrix)], ignore_index=True) if len(rows) else nn_rows(matrix)
+
+
+def nn_rows(matrix: pd.DataFrame) -> pd.DataFrame:
+    """The NN-op census's rows (TensorFlow's and JAX's origin nn) and torch's census rows of the
+    same entries, named torch.<entry>, the reference torch's CPU result."""
+    measured = ~matrix["status"].isin(NOT_MEASURED)
+    nn = matrix["origin"].eq(NN_ORIGIN) & matrix["framework"].isin(["tensorflow", "jax"])
+    entries = set(matrix.loc[nn & measured, "entry"])
+    torch = matrix["framework"].eq("torch") & matrix["origin"].isin(NN_TORCH_ORIGINS)
+    rows = matrix[measured & (nn | (torch & matrix["entry"].isin(entries)))].copy()
+    for column in ("result_dtype", "oracle_dtype", "dtype_mismatches"):
+        if column not in rows:
+            rows[column] = None
+    rows["name"] = "torch." + rows["entry"]
+    rows["reference"] = NN_REFERENCE
     return rows
 
 

@@ -24,6 +24,7 @@ from typing import Any
 import pandas as pd
 
 from portability_data.pipeline.aggregate_subtests import supersede
+from portability_data.pipeline.api_aliases import canonical_map, with_canonical
 from portability_data.pipeline.failure_reading import reclassify_failures
 from portability_data.pipeline.frames import plain_frame
 from portability_data.pipeline.reference_quirks import reference_quirks
@@ -175,9 +176,11 @@ def support_matrix(
     runs: pd.DataFrame | None,
     declared: pd.DataFrame | None,
     declared_by: dict[tuple[str, str, str], tuple[str, str]] | None = None,
+    api: pd.DataFrame | None = None,
 ) -> pd.DataFrame:
     """The support matrix of every census pair of the pooled runs; `declared_by` names, for an
-    entry that declares nothing of its own, the entry whose declarations it shares."""
+    entry that declares nothing of its own, the entry whose declarations it shares; `api` gives
+    each function's canonical name (the name itself without it, or where it does not list it)."""
     from portability_data.tables.tableio import empty_frame
 
     census = census_results(results)
@@ -230,7 +233,8 @@ def support_matrix(
                 **{k: row.get(k) for k in DTYPES},
             }
         )
-    return pd.DataFrame(rows).sort_values(KEY, ignore_index=True)
+    matrix = with_canonical(pd.DataFrame(rows), canonical_map(api))
+    return matrix.sort_values(KEY, ignore_index=True)
 
 
 def summary_lines(matrix: pd.DataFrame) -> list[str]:
@@ -253,9 +257,11 @@ def run_support_matrix(
     declared_paths: Sequence[Path] | Path | None,
     out: Path,
     cases_dir: Path = Path("cases"),
+    api_path: Path | None = None,
 ) -> list[str]:
     """The `support_matrix` stage: read the shards, runs, declared tables (the wheels' own and
-    other sources', e.g. torch_xla's test lists; a missing one is left out) and the census
+    other sources', e.g. torch_xla's test lists; a missing one is left out), the api table (the
+    canonical names) and the census
     manifests' shared declarations; write the matrix."""
     from portability_data.tables.tableio import read_shards, read_table, write_table
 
@@ -264,6 +270,7 @@ def run_support_matrix(
     paths = [declared_paths] if isinstance(declared_paths, (str, Path)) else list(declared_paths or [])
     tables = [read_table("declared", Path(path)) for path in paths if Path(path).exists()]
     declared = pd.concat(tables, ignore_index=True) if tables else None
-    matrix = support_matrix(results, runs, declared, declaring_entries(cases_dir))
+    api = read_table("api", Path(api_path)) if api_path and Path(api_path).exists() else None
+    matrix = support_matrix(results, runs, declared, declaring_entries(cases_dir), api)
     write_table("support_matrix", matrix, out)
     return [*summary_lines(matrix), f"-> {out}"]

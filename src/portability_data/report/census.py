@@ -125,8 +125,9 @@ def coverage(
     records = []
     mapping = canonical_map(api)
     for framework, group in matrix.groupby("framework"):
-        measured = set(group.loc[~group["status"].isin(NOT_MEASURED), "function"])
-        measured_functions = {canonical_of(mapping, framework, n) for n in measured}
+        ran = group[~group["status"].isin(NOT_MEASURED)]
+        measured = set(ran["function"])
+        measured_functions = set(with_canonical(ran, mapping)["canonical_name"])  # the matrix's own
         public, kinds, functions = set(), pd.Series(dtype=object), set()
         if api is not None and len(api):
             mine = api[(api["framework"] == framework) & api["kind"].isin(API_KINDS)]

@@ -162,7 +162,8 @@ ORACLE_FILE = Path(__file__).resolve().parent / "oracle.py"
 # not-in-wheel skip), which every census module imports: adding it re-measures every census setting
 # (~2.5 h here), so it waits for the next full census re-measure.
 CENSUS_INPUT_FILES = tuple(
-    ORACLE_FILE.parent / name for name in ("generator.py", "promotion.py", "device_oracle.py")
+    ORACLE_FILE.parent / name
+    for name in ("generator.py", "promotion.py", "device_oracle.py", "nn_samples.py")
 )
 # The runner package's own dotted path, as the harness files name it. It is written as the package
 # root before hashing, so the digest is of the code, not of where the package lives: the move of

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pyarrow as pa
 
-SCHEMA_VERSION = 11
+SCHEMA_VERSION = 12
 STRING = pa.string()
 INT64 = pa.int64()
 FLOAT64 = pa.float64()

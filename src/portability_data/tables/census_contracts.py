@@ -62,6 +62,7 @@ SUPPORT_MATRIX = _schema(
         _field("framework", _str, False, "torch, tensorflow or jax"),
         _field("framework_version", _str, False, "version the census ran on"),
         _field("function", _str, False, "public qualified name the entry tests"),
+        _field("canonical_name", _str, True, "function's canonical name (api.canonical_name), else itself"),
         _field("origin", _str, False, "the census source: opinfo, ..."),
         _field("entry", _str, False, "the database entry (name.variant), e.g. linalg.svd"),
         _field("case_id", _str, False, "census case id"),
@@ -120,8 +121,20 @@ DTYPE_AGREEMENTS = ("same_dtype", "differs")
 CROSSFRAMEWORK = _schema(
     "crossframework",
     [
-        _field("name", _str, False, "NumPy's name of the function, e.g. arccos, linalg.svd"),
-        _field("reference", _str, False, "the NumPy function every framework is held to, e.g. numpy.arccos"),
+        _field(
+            "name",
+            _str,
+            False,
+            "NumPy's name of the function, e.g. arccos, linalg.svd; or torch.<entry> for an NN op on "
+            "PyTorch's samples (torch.nn.functional.conv2d, issue 60)",
+        ),
+        _field(
+            "reference",
+            _str,
+            False,
+            "the NumPy function every framework is held to, e.g. numpy.arccos; torch_cpu for an NN op "
+            "(PyTorch's CPU result of the same sample)",
+        ),
         _field("dtype", _str, False, "dtype of the inputs (the same arrays in every framework)"),
         _field("device", _str, False, "cpu, gpu, tpu or mps"),
         _field("mode", _str, False, "eager or compiled"),

@@ -64,6 +64,7 @@ ADDED_SINCE: dict[int, dict[str, tuple[str, ...]]] = {
         "api": ("canonical_name", "alias"),
         "frequencies": ("canonical_name",),
     },
+    12: {"cases": ("canonical_name",), "support_matrix": ("canonical_name",)},
 }
 
 FRAMEWORKS = ("torch", "tensorflow", "jax")
@@ -118,8 +119,9 @@ SAMPLE_STATUSES = ("kept", "replaced", "replacement", "overlap")
 REPLACEMENT_REASONS = ("no_test", "error_handling_only", "legacy_version", "unsuitable")
 CASE_STATUSES = ("active", "removed", "unsuitable")
 # curated: a case file written here; the census sources: PyTorch's OpInfo, ModuleInfo and
-# OptimizerInfo databases, JAX's primitive harnesses, jax.numpy against NumPy.
-CASE_ORIGINS = ("curated", "opinfo", "module", "optimizer", "harnesses", "numpy", "tnp", "mapped")
+# OptimizerInfo databases, JAX's primitive harnesses, jax.numpy against NumPy; nn: the NN ops on
+# PyTorch's samples against torch's CPU result (cases/nn_ops.yml, issue 60).
+CASE_ORIGINS = ("curated", "opinfo", "module", "optimizer", "harnesses", "numpy", "tnp", "mapped", "nn")
 # What a run runs: the curated case files, or the census manifests (cases/<framework>/census/).
 SUITES = ("curated", "census")
 
@@ -257,6 +259,7 @@ CASES = _schema(
         _field("case_id", _str, False, "unique case id, <framework>.<name>"),
         _field("framework", _str, False, "torch, tensorflow or jax"),
         _field("function", _str, False, "qualified name of the function under test"),
+        _field("canonical_name", _str, True, "function's canonical name (api.canonical_name), else itself"),
         _field("study_name", _str, True, "the study's spelling of the name, where it differs"),
         _field("test_file", _str, True, "test file, relative to the repository root (null: removed)"),
         _field("upstream_test", _str, True, "where the framework's own test lives (file::class::test)"),
@@ -323,7 +326,8 @@ RESULTS = _schema(
             True,
             "what the values were compared with: reference (the entry's own reference function; for a "
             "ModuleInfo entry upstream's, not NumPy), numpy, numpy_32bit, scipy, eager, cpu (the host "
-            "CPU's result of the same sample, off the host); several joined by '+' (reference+cpu); "
+            "CPU's result of the same sample, off the host), torch_cpu (PyTorch's CPU result of the same "
+            "sample: the NN-op census of TensorFlow and JAX); several joined by '+' (reference+cpu); "
             "none: nothing judged any sample",
         ),
         _field("samples", _i64, True, "sample inputs the subtest ran (census: a subtest per entry x dtype)"),

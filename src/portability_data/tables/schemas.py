@@ -105,6 +105,7 @@ class CasesTable(_Table):
     case_id: Str = pa.Field(str_matches=QUALIFIED_NAME, unique=True)
     framework: Str = pa.Field(isin=c.FRAMEWORKS)
     function: Str = pa.Field(str_matches=QUALIFIED_NAME)
+    canonical_name: Str = pa.Field(str_matches=QUALIFIED_NAME, nullable=True)
     study_name: Str = pa.Field(nullable=True)
     test_file: Str = pa.Field(
         str_matches=r"^cases/(torch|tensorflow|jax)/(census/)?test_[A-Za-z0-9_]+\.py$", nullable=True
@@ -358,6 +359,7 @@ class SupportMatrixTable(_Table):
     framework: Str = pa.Field(isin=c.FRAMEWORKS)
     framework_version: Str = pa.Field(str_length={"min_value": 1})
     function: Str = pa.Field(str_matches=QUALIFIED_NAME)
+    canonical_name: Str = pa.Field(str_matches=QUALIFIED_NAME, nullable=True)
     origin: Str = pa.Field(isin=c.CASE_ORIGINS)
     entry: Str = pa.Field(str_length={"min_value": 1})
     case_id: Str = pa.Field(str_matches=QUALIFIED_NAME)
