@@ -327,9 +327,8 @@ def cmd_bench(args: argparse.Namespace) -> None:
 
     if args.dry_run:
         try:
-            ready = dry_run(
-                load_params(args.params), _repo_root(), args.profile, tuple(args.frameworks or ())
-            )
+            frameworks = tuple(args.frameworks or ())
+            ready = dry_run(load_params(args.params), _repo_root(), args.profile, frameworks)
         except BenchError as exc:
             raise SystemExit(f"error: {exc}") from None
         if not ready:
