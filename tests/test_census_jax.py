@@ -70,8 +70,9 @@ def test_the_numpy_manifest_says_what_numpy_takes() -> None:
 
 def test_census_rows_name_one_node_per_entry_and_dtype() -> None:
     rows = census_rows(REPO_ROOT / "cases", REPO_ROOT, "jax")
-    harnesses, numpy = committed("harnesses"), committed("numpy")
-    assert len(rows) == len(harnesses["entries"]) + len(numpy["entries"])
+    harnesses, numpy, nn = committed("harnesses"), committed("numpy"), committed("nn")
+    assert len(rows) == len(harnesses["entries"]) + len(numpy["entries"]) + len(nn["entries"])
+    assert sum(r["origin"] == "nn" for r in rows) == len(nn["entries"]) > 0
     assert len({r["case_id"] for r in rows}) == len(rows)
     add = next(r for r in rows if r["case_id"] == "jax.census.numpy.add")
     assert (add["function"], add["origin"]) == ("jax.numpy.add", "numpy")

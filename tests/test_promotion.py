@@ -69,10 +69,14 @@ def test_a_changed_generator_or_ledger_re_measures_the_census_cases_that_import_
         copy.write_bytes(original.read_bytes())
         copies.append(copy)
     monkeypatch.setattr(provenance, "CENSUS_INPUT_FILES", tuple(copies))
-    generator, ledger, judge = copies
+    generator, ledger, judge, nn_samples = copies
     paths = Paths.under(REPO_ROOT)
     torch_cases = ["torch.census.numpy.sqrt", "torch.census.opinfo.add", "torch.addr"]
-    tf_cases = ["tensorflow.census.mapped.math.sin", "tensorflow.census.tnp.add"]
+    tf_cases = [
+        "tensorflow.census.mapped.math.sin",
+        "tensorflow.census.tnp.add",
+        "tensorflow.census.nn.nn.functional.relu",
+    ]
 
     def digests() -> dict[str, str]:
         return {
@@ -102,6 +106,10 @@ def test_a_changed_generator_or_ledger_re_measures_the_census_cases_that_import_
     assert {c for c in before if after_generator[c] != after_judge[c]} == {*torch_cases, *tf_cases} - {
         "torch.addr"
     }
+    # the NN census's sample builder (runner/nn_samples.py) makes the NN modules' inputs only
+    nn_samples.write_text(nn_samples.read_text() + "\n# changed\n")
+    after_nn = digests()
+    assert {c for c in before if after_judge[c] != after_nn[c]} == {"tensorflow.census.nn.nn.functional.relu"}
 
 
 def test_the_report_counts_pairs_off_numpys_dtype_and_reads_them_as_promotion_rules() -> None:

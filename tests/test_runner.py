@@ -289,7 +289,7 @@ def test_scratch_cwd():
     assert {r["outcome"] for r in rows_of(paths, run_id)} == {"passed"}
     # the code's state is taken at the start (journaled, so a resume keeps it): outside git, unknown
     header, _ = Journal(paths.journal_dir / f"{run_id}.jsonl").read()
-    assert header["code"] == {"git_commit": None, "code_modified": None}
+    assert header["code"] == {"git_commit": None, "code_modified": None, "src_tree": None}
 
 
 @pytest.mark.parametrize(
