@@ -336,9 +336,12 @@ class _TensorFlowOnnxCall(_OnnxCall):
         return _session(self.tool, model.SerializeToString()), concrete.structured_outputs
 
     def run(self, built: Any, arrays: tuple) -> Any:
+        import numpy as np
+
         tf = self.backend.tf
         session, structure = built
-        feeds = [a.numpy() if hasattr(a, "numpy") else a for a in tf.nest.flatten(arrays)]
+        # a 0-d tensor's .numpy() is a NumPy scalar, which ONNX Runtime refuses as a feed: arrays only
+        feeds = [np.asarray(a.numpy() if hasattr(a, "numpy") else a) for a in tf.nest.flatten(arrays)]
         outputs = session.run(None, {i.name: v for i, v in zip(session.get_inputs(), feeds)})
         with tf.device(self.backend.handle()):
             tensors = [tf.constant(o) for o in outputs]
