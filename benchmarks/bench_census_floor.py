@@ -11,8 +11,10 @@ runs it), the result read back, NumPy on the same host arrays, and the two compa
 NaN). The runner adds what the floor leaves out, and each is a line of the difference: a worker
 process and pytest collection per worker, the harness's warm-up call before the timed one, the
 device oracle's and dtype ledger's bookkeeping, the journal (one fsync'd line per row), failures
-confirmed alone in a fresh worker, and the shard and runs row at the end. Target: the runner
-with one worker within 1.5x of the floor. Compile caches are off in every arm (the floor has none).
+confirmed alone in a fresh worker, and the shard and runs row at the end. Pairs whose bare call
+kills a process (SIGFPE) are left out of every arm and named in the JSON: the floor's one process
+cannot survive them. Target: the runner with one worker within 1.5x of the floor. Compile caches
+are off in every arm (the floor has none).
 
 Usage: python benchmarks/bench_census_floor.py [--framework jax] [--entries 25] [--seed 0]
     [--rounds 2] [--out benchmarks/results/bench_census_floor_<framework>.json]
@@ -119,6 +121,24 @@ def timed_floor(framework: str, pairs: dict[str, list[str]], root: Path) -> tupl
     return time.perf_counter() - started, json.loads(done.stdout.strip().splitlines()[-1])
 
 
+def crashing(framework: str, pairs: dict[str, list[str]], root: Path) -> dict[str, list[str]]:
+    """Pairs whose bare calls kill a process (a torch integer op on edge values raises SIGFPE): the
+    runner's workers survive them, the floor's one process cannot, so every arm leaves them out.
+    Found before any timing, each entry in its own fresh interpreter, then each dtype of an entry
+    that died."""
+
+    def dies(subset: dict[str, list[str]]) -> bool:
+        asked = json.dumps({"framework": framework, "pairs": subset, "root": str(root)})
+        done = subprocess.run([sys.executable, __file__, "--floor-of", asked], capture_output=True)
+        return done.returncode < 0
+
+    found: dict[str, list[str]] = {}
+    for entry, dtypes in pairs.items():
+        if dies({entry: dtypes}):
+            found[entry] = [dtype for dtype in dtypes if dies({entry: [dtype]})]
+    return found
+
+
 def timed_runner(framework: str, root: Path, jobs: int, timeout: float) -> tuple[float, str]:
     """Wall seconds of the real runner on the checkout at `root`, and the run id."""
     from portability_data.runner.compile_cache import CACHE_ENV, OFF
@@ -147,9 +167,16 @@ def main() -> None:
         print(json.dumps(floor(asked["framework"], asked["pairs"], Path(asked["root"]))))
         return
     pairs = draw(args.framework, ORIGIN, args.entries, args.seed)
-    n_pairs = sum(len(dtypes) for dtypes in pairs.values())
     seconds: dict[str, list[float]] = {"floor": [], "runner_jobs1": [], "runner_jobs2": []}
     with tempfile.TemporaryDirectory(prefix="bench-census-floor-") as scratch:
+        probe_root = checkout(Path(scratch) / "probe", args.framework, {ORIGIN: pairs})
+        left_out = crashing(args.framework, pairs, probe_root)
+        pairs = {
+            entry: kept
+            for entry, dtypes in pairs.items()
+            if (kept := [d for d in dtypes if d not in left_out.get(entry, [])])
+        }
+        n_pairs = sum(len(dtypes) for dtypes in pairs.values())
         root = checkout(Path(scratch) / "repo", args.framework, {ORIGIN: pairs})
         for round_ in range(args.rounds):  # alternating arms, so that load falls on each
             took, counts = timed_floor(args.framework, pairs, root)
@@ -172,6 +199,7 @@ def main() -> None:
         "samples": counts["samples"],
         "floor_samples_raised_or_not_close": counts["failed"],  # a plain allclose: cost, not a verdict
         "runner_failed_pairs": sum(o != "passed" for o in outcomes),
+        "left_out_killing_the_process": left_out,
         "seed": args.seed,
         "rounds": args.rounds,
         "host": {"cpus": os.cpu_count(), "platform": platform.platform()},

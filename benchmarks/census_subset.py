@@ -4,9 +4,10 @@ same kind of chunk the same way.
 
 The checkout holds the real harness conftest, the framework's census conftest where it has one,
 the census module of each origin and its committed manifest cut down to the drawn entries. Pairs
-the newest committed census of that setting recorded as timeouts are left out (a JAX eager gcd on
-edge integers runs for hours with jit disabled; the census stops it at its timeout): a benchmark
-of seconds would measure the timeout alone.
+the newest committed census of that setting recorded as timeouts, crashes or memory kills are left
+out (a JAX eager gcd on edge integers runs for hours with jit disabled and the census stops it at its
+timeout: a benchmark of seconds would measure the timeout alone; a torch integer op that raises
+SIGFPE kills the process, which the runner's workers survive and the floor's one process cannot).
 """
 
 from __future__ import annotations
@@ -27,20 +28,26 @@ def manifest(framework: str, origin: str) -> dict[str, Any]:
     return yaml.safe_load((REPO / "cases" / framework / "census" / f"{origin}.yaml").read_text())
 
 
+# outcomes no single process survives or finishes in seconds: the floor runs every pair in one
+# process (a torch integer op that raises SIGFPE kills it), and a timeout is measured as the timeout
+LEFT_OUT = ("timeout", "crashed", "memory")
+
+
 def timed_out(framework: str, device: str, mode: str) -> set[str]:
-    """`entry-dtype` pairs the newest committed census of the setting recorded as timeouts."""
+    """`entry-dtype` pairs whose newest committed census row of the setting was a timeout, a crash
+    or the memory cap (every census shard of the setting read, oldest first, newest row kept)."""
     pattern = f"{framework}-{device}-{mode}-census-*.parquet"
-    shards = sorted((REPO / "data" / "results" / "portability").glob(pattern))
-    if not shards:
-        return set()
-    rows = pq.read_table(shards[-1], columns=["subtest", "outcome"]).to_pylist()
-    return {r["subtest"].split("[", 1)[1].rstrip("]") for r in rows if r["outcome"] == "timeout"}
+    newest: dict[str, str] = {}
+    for shard in sorted((REPO / "data" / "results" / "portability").glob(pattern)):
+        for row in pq.read_table(shard, columns=["subtest", "outcome"]).to_pylist():
+            newest[row["subtest"].split("[", 1)[1].rstrip("]")] = row["outcome"]
+    return {pair for pair, outcome in newest.items() if outcome in LEFT_OUT}
 
 
 def draw(
     framework: str, origin: str, entries: int, seed: int, device: str = "cpu", mode: str = "eager"
 ) -> dict[str, list[str]]:
-    """`entries` entries of the origin drawn with `seed`: entry -> its dtypes (timeouts left out;
+    """`entries` entries of the origin drawn with `seed`: entry -> its dtypes (timeouts and crashes left out;
     an entry left with none is dropped)."""
     listed = manifest(framework, origin)["entries"]
     skipped = timed_out(framework, device, mode)

@@ -25,12 +25,27 @@ JAX_VARIABLES = {
 }
 
 
-def test_the_cache_lives_under_xdg_per_framework_build_and_machine(tmp_path: Path) -> None:
+def test_the_cache_is_off_unless_asked_for(tmp_path: Path) -> None:
+    """benchmarks/bench_compile_cache.py: filling the cache costs a first run more than a re-run saves."""
     environ = {"XDG_CACHE_HOME": str(tmp_path / "xdg"), "HOME": str(tmp_path / "home")}
+    assert compile_cache.cache_root(environ) is None
+    assert compile_cache.cache_dir("jax", "cpu", environ) is None
+    assert compile_cache.cache_environment("jax", "cpu", environ) == {}
+    assert compile_cache.cache_record("jax", "cpu", environ) == "off"
+    assert compile_cache.cache_root({**environ, "PORTABILITY_COMPILE_CACHE": "off"}) is None
+    assert compile_cache.cache_root({**environ, "PORTABILITY_COMPILE_CACHE": "on"}) is not None
+
+
+def test_the_cache_lives_under_xdg_per_framework_build_and_machine(tmp_path: Path) -> None:
+    environ = {
+        "XDG_CACHE_HOME": str(tmp_path / "xdg"),
+        "HOME": str(tmp_path / "home"),
+        "PORTABILITY_COMPILE_CACHE": "on",
+    }
     folder = compile_cache.cache_dir("jax", "cpu", environ)
     assert folder is not None and folder.is_relative_to(tmp_path / "xdg" / "portability" / "compile" / "jax")
     assert "jax-" in folder.parent.name and "jaxlib-" in folder.parent.name  # versions in the key
-    home_only = {"HOME": str(tmp_path / "home")}
+    home_only = {"HOME": str(tmp_path / "home"), "PORTABILITY_COMPILE_CACHE": "On"}
     assert compile_cache.cache_root(home_only) == tmp_path / "home" / ".cache" / "portability" / "compile"
     assert compile_cache.cache_root({**environ, "PORTABILITY_COMPILE_CACHE": str(tmp_path / "here")}) == (
         tmp_path / "here"
@@ -78,8 +93,8 @@ def test_the_worker_environment_carries_the_cache_unless_turned_off(
 
 def test_a_curated_run_that_times_its_calls_reads_no_cache_unless_a_folder_is_named(tmp_path: Path) -> None:
     """An eager JAX call's first latency includes its XLA compile: a curated run (whose timings feed
-    latencies) uses no cache by default, so its latency does not depend on the cache's state."""
-    environ = {"XDG_CACHE_HOME": str(tmp_path / "xdg")}
+    latencies) uses no cache with a plain "on", so its latency does not depend on the cache's state."""
+    environ = {"XDG_CACHE_HOME": str(tmp_path / "xdg"), "PORTABILITY_COMPILE_CACHE": "on"}
     assert compile_cache.cache_dir("jax", "cpu", environ, suite="census") is not None
     assert compile_cache.cache_dir("jax", "cpu", environ, suite="curated") is None
     assert compile_cache.cache_environment("jax", "cpu", environ, suite="curated") == {}

@@ -186,11 +186,12 @@ COMMANDS: tuple[Command, ...] = (
             "and deviations; curated timings are measured alone); recorded as runs.jobs",
         ),
         flag(
-            "--no-compile-cache",
-            "compile every program afresh: no persistent compile cache for the workers (JAX's by default, "
-            "torch_xla's with PORTABILITY_COMPILE_CACHE_XLA=on; under $XDG_CACHE_HOME/portability/compile, "
-            "recorded in runs.build's compile_cache; PORTABILITY_COMPILE_CACHE=off does the same for "
-            "run-stage and bench)",
+            "--compile-cache",
+            "keep compiled programs for a re-run: JAX's persistent compile cache for census workers "
+            "(torch_xla's too with PORTABILITY_COMPILE_CACHE_XLA=on), under $XDG_CACHE_HOME/portability/"
+            "compile, recorded in runs.build's compile_cache; off by default, since a first run pays 11%% "
+            "more to fill it (benchmarks/bench_compile_cache.py); PORTABILITY_COMPILE_CACHE=on or =<folder> "
+            "does the same for run-stage and bench",
         ),
         arg(
             "--close",

@@ -223,10 +223,11 @@ def cmd_run(args: argparse.Namespace) -> None:
             if not dry_run([spec], Paths.under(_repo_root())):
                 raise SystemExit(1)
             return
-        if args.no_compile_cache:  # the workers' environment reads it (runner/compile_cache.py)
-            from portability_data.runner.compile_cache import CACHE_ENV, OFF
+        if args.compile_cache:  # the workers' environment reads it (runner/compile_cache.py)
+            from portability_data.runner.compile_cache import CACHE_ENV, OFF, ON
 
-            os.environ[CACHE_ENV] = OFF
+            if os.environ.get(CACHE_ENV, "").strip().lower() in ("", OFF):
+                os.environ[CACHE_ENV] = ON  # a folder named in the environment is kept
         paths = Paths.under(_repo_root())
         run_id = run(
             spec,
