@@ -3,9 +3,9 @@ from them, the one light module every writer needs.
 
 It imports only pyarrow so that the runner can write shards on a bare accelerator machine
 (framework + pytest + NumPy + pyarrow, see docs/ARCHITECTURE.md, "The runner"). The records of the
-two tables the runner writes (`results`, `runs`) are here, beside the subtest outcome sets they
-check; the others are in input_, aggregate_ and census_contracts. `schemas.py` derives the pandera
-models from the same records.
+two tables the runner writes (`results`, `runs`) are here, beside the subtest outcome sets
+`results` checks; the others are in input_, aggregate_ and census_contracts. `schemas.py`
+derives the pandera models from the same records.
 """
 
 from __future__ import annotations
@@ -407,14 +407,6 @@ ADDED_SINCE = _added_since()
 def canonical_name(qualified_name: str) -> str:
     """The one spelling every table uses: the importable module path, so `tf.` is `tensorflow.`."""
     return "tensorflow." + qualified_name[3:] if qualified_name.startswith("tf.") else qualified_name
-
-
-def record(table: str) -> Table:
-    """The declared record of a table; unknown names are an error that lists the known ones."""
-    try:
-        return RECORDS[table]
-    except KeyError:
-        raise KeyError(f"unknown table {table!r}; known tables: {', '.join(RECORDS)}") from None
 
 
 def arrow_schema(table: str) -> pa.Schema:
