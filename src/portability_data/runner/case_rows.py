@@ -9,24 +9,73 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import yaml
 
 from portability_data.tables.contracts import CASE_STATUSES, FRAMEWORKS, REPLACEMENT_REASONS
+from portability_data.tables.declaration import QUALIFIED_NAME as QUALIFIED_NAME_PATTERN
 
 # The version of the row file format (its `schema_version`), which cases/README.md documents and
 # `portability case new` writes; not the tables' SCHEMA_VERSION, which moves with their columns.
 CASE_ROW_VERSION = 1
 MAX_ROW_BYTES = 16_384
-QUALIFIED_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$")
+QUALIFIED_NAME = re.compile(QUALIFIED_NAME_PATTERN)
 TEST_FILE = re.compile(r"^cases/(torch|tensorflow|jax)/test_[A-Za-z0-9_]+\.py$")
-REQUIRED = ("schema_version", "case_id", "framework", "function", "test_file", "samples", "status", "notes")
-# no_upstream_test: why an active case has no upstream test (the framework's suite has none);
-# `case check` asks for it where upstream_test is null. no_compiled_form: why the function has no
-# compiled form (a session or graph-building API, a Python hook, file I/O), so compiled mode cannot
-# route it through the compiler and its compiled rows are `not_routed` by nature, not by neglect.
-OPTIONAL = ("upstream_test", "removed_since", "study_name", "reason", "no_upstream_test", "no_compiled_form")
+
+
+@dataclass(frozen=True)
+class RowField:
+    """A field of a case row file, declared once: whether the file must have it, what its value is
+    (kind), the values it may take (a vocabulary, or a pattern with its issue and fix). The generic
+    checks come from it; the rules across fields are `_check_values`'s."""
+
+    required: bool
+    kind: Literal[
+        "integer", "string", "string_or_null", "sample_ids", "path"
+    ]  # path: the status rules check it
+    vocabulary: tuple[str, ...] = ()
+    noun: str = ""  # what a vocabulary value is, in the issue: "unknown <noun> 'x'"
+    pattern: re.Pattern[str] | None = None
+    unmatched: str = ""  # the issue where the value does not match the pattern
+    fix: str = ""
+
+
+# The row format (cases/README.md). no_upstream_test: why an active case has no upstream test (the
+# framework's suite has none); `case check` asks for it where upstream_test is null.
+# no_compiled_form: why the function has no compiled form (a session or graph-building API, a
+# Python hook, file I/O), so compiled mode cannot route it through the compiler and its compiled
+# rows are `not_routed` by nature, not by neglect.
+ROW_FIELDS: dict[str, RowField] = {
+    "schema_version": RowField(True, "integer", fix=f"write `schema_version: {CASE_ROW_VERSION}`"),
+    "case_id": RowField(
+        True,
+        "string",
+        pattern=QUALIFIED_NAME,
+        unmatched="is not a dotted name",
+        fix="use the qualified name, tf. spelled tensorflow.",
+    ),
+    "framework": RowField(True, "string", FRAMEWORKS, "framework"),
+    "function": RowField(
+        True,
+        "string",
+        pattern=QUALIFIED_NAME,
+        unmatched="is not a dotted qualified name",
+        fix="write the name only, e.g. torch.nn.Linear (no calls, spaces or code)",
+    ),
+    "test_file": RowField(True, "path"),
+    "samples": RowField(True, "sample_ids"),
+    "status": RowField(True, "string", CASE_STATUSES, "status"),
+    "notes": RowField(True, "string"),
+    "upstream_test": RowField(False, "string_or_null"),
+    "removed_since": RowField(False, "string_or_null"),
+    "study_name": RowField(False, "string_or_null"),
+    "reason": RowField(False, "string_or_null", REPLACEMENT_REASONS, "replacement reason"),
+    "no_upstream_test": RowField(False, "string_or_null"),
+    "no_compiled_form": RowField(False, "string_or_null"),
+}
+REQUIRED = tuple(field for field, spec in ROW_FIELDS.items() if spec.required)
+OPTIONAL = tuple(field for field, spec in ROW_FIELDS.items() if not spec.required)
 FRAMEWORK_PREFIX = {"torch": "torch.", "tensorflow": "tf.", "jax": "jax."}
 
 
@@ -128,67 +177,59 @@ def _yaml_problem(exc: Exception) -> str:
     return f"{problem} at line {mark.line + 1}, column {mark.column + 1}" if mark else problem
 
 
+def _value_problem(spec: RowField, value: object) -> tuple[str, str] | None:
+    """What is wrong with one field's value by its declaration (issue, fix), or None."""
+    if spec.kind == "integer" and (not isinstance(value, int) or isinstance(value, bool)):
+        return f"must be an integer, got {value!r}", spec.fix
+    if spec.kind == "string" and not isinstance(value, str):
+        return f"must be a string, got {type(value).__name__}", "quote the value"
+    if spec.kind == "string_or_null" and value is not None and not isinstance(value, str):
+        return f"must be a string or null, got {type(value).__name__}", "quote the value"
+    if spec.kind == "sample_ids" and (
+        not isinstance(value, list) or not all(isinstance(s, str) for s in value)
+    ):
+        return f"must be a list of sample ids, got {value!r}", "write e.g. `samples: [mince2023]`"
+    if not isinstance(value, str):
+        return None
+    if spec.vocabulary and value not in spec.vocabulary:
+        return f"unknown {spec.noun} {value!r}", f"use one of {', '.join(spec.vocabulary)}"
+    if spec.pattern is not None and not spec.pattern.match(value):
+        return f"{value!r} {spec.unmatched}", spec.fix
+    return None
+
+
 def _check_values(row: dict[str, Any], name: str, path: Path, repo_root: Path) -> list[RowProblem]:
+    """Every field by its declaration (ROW_FIELDS), then the rules across fields."""
     problems = []
 
     def bad(field: str, issue: str, fix: str) -> None:
         problems.append(RowProblem(name, field, issue, fix))
 
+    for field, spec in ROW_FIELDS.items():
+        found = _value_problem(spec, row[field]) if field in row else None
+        if found is not None:
+            bad(field, *found)
     version = row.get("schema_version")
-    if "schema_version" in row and (not isinstance(version, int) or isinstance(version, bool)):
-        bad(
-            "schema_version",
-            f"must be an integer, got {version!r}",
-            f"write `schema_version: {CASE_ROW_VERSION}`",
-        )
-    elif isinstance(version, int) and not 1 <= version <= CASE_ROW_VERSION:
+    if isinstance(version, int) and not isinstance(version, bool) and not 1 <= version <= CASE_ROW_VERSION:
         bad(
             "schema_version",
             f"version {version} of the row format is not known (latest {CASE_ROW_VERSION}, cases/README.md)",
             f"write `schema_version: {CASE_ROW_VERSION}`",
         )
-    for field in ("case_id", "framework", "function", "status", "notes"):
-        if field in row and not isinstance(row[field], str):
-            bad(field, f"must be a string, got {type(row[field]).__name__}", "quote the value")
-    for field in OPTIONAL:
-        if row.get(field) is not None and not isinstance(row[field], str):
-            bad(field, f"must be a string or null, got {type(row[field]).__name__}", "quote the value")
     framework = row.get("framework")
-    if isinstance(framework, str) and framework not in FRAMEWORKS:
-        bad("framework", f"unknown framework {framework!r}", f"use one of {', '.join(FRAMEWORKS)}")
-    elif isinstance(framework, str) and path.parent.name != framework:
+    if framework in FRAMEWORKS and path.parent.name != framework:
         bad(
             "framework",
             f"row is in cases/{path.parent.name}/ but says {framework!r}",
             f"move the row to cases/{framework}/ or fix the field",
         )
-    function = row.get("function")
-    if isinstance(function, str) and not QUALIFIED_NAME.match(function):
-        bad(
-            "function",
-            f"{function!r} is not a dotted qualified name",
-            "write the name only, e.g. torch.nn.Linear (no calls, spaces or code)",
-        )
-    case_id = row.get("case_id")
-    if isinstance(case_id, str) and not QUALIFIED_NAME.match(case_id):
-        bad("case_id", f"{case_id!r} is not a dotted name", "use the qualified name, tf. spelled tensorflow.")
     status = row.get("status")
-    if isinstance(status, str) and status not in CASE_STATUSES:
-        bad("status", f"unknown status {status!r}", f"use one of {', '.join(CASE_STATUSES)}")
-    reason = row.get("reason")
-    if reason is not None and reason not in REPLACEMENT_REASONS:
-        bad(
-            "reason", f"unknown replacement reason {reason!r}", f"use one of {', '.join(REPLACEMENT_REASONS)}"
-        )
     if row.get("upstream_test") is not None and row.get("no_upstream_test") is not None:
         bad(
             "no_upstream_test",
             "is set beside an upstream_test",
             "keep upstream_test and remove no_upstream_test (the reason is for a case with none)",
         )
-    samples = row.get("samples")
-    if "samples" in row and (not isinstance(samples, list) or not all(isinstance(s, str) for s in samples)):
-        bad("samples", f"must be a list of sample ids, got {samples!r}", "write e.g. `samples: [mince2023]`")
     test_file = row.get("test_file")
     if status == "active":
         if not isinstance(test_file, str):
