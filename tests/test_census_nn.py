@@ -12,8 +12,8 @@ import pyarrow.parquet as pq
 import pytest
 import yaml
 
-from portability_data.pipeline.census_harvest import HarvestError
-from portability_data.pipeline.census_harvest_nn import (
+from portability_data.pipeline.frameworks.manifest import HarvestError
+from portability_data.pipeline.census.nn import (
     MAPPING_FILE,
     load_test_module,
     nn_manifest,

@@ -11,8 +11,8 @@ from pathlib import Path
 import pandas as pd
 import yaml
 
-from portability_data.pipeline.census_harvest_jax import accepted_kinds
-from portability_data.pipeline.census_harvest_torch_numpy import (
+from portability_data.pipeline.frameworks.namesakes import accepted_kinds
+from portability_data.pipeline.frameworks.torch.namesakes import (
     declared_namesakes,
     numpy_names_of,
     public_namesakes,

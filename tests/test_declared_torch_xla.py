@@ -10,7 +10,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from portability_data.pipeline.declared_torch_xla import (
+from portability_data.pipeline.frameworks.torch.xla import (
     TorchXlaImportError,
     import_torch_xla,
     out_path,

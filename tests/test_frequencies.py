@@ -13,11 +13,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from portability_data.pipeline import corpus as corpus_mod
-from portability_data.pipeline import frequencies as freq
+from portability_data.pipeline.frequencies import build as freq
 from portability_data.pipeline.corpus import Record
-from portability_data.pipeline.frequencies_counting import CorpusStats, CountConfig, count_files
-from portability_data.pipeline.frequencies_index import ApiIndex
-from portability_data.pipeline.frequencies_scan import (
+from portability_data.pipeline.frequencies.counting import CorpusStats, CountConfig, count_files
+from portability_data.pipeline.frequencies.index import ApiIndex
+from portability_data.pipeline.frequencies.calls import (
     bare_counts_walk,
     count_source,
     parser,

@@ -23,7 +23,7 @@ from typing import Any
 
 import pandas as pd
 
-from portability_data.pipeline.aggregate_subtests import supersede
+from portability_data.pipeline.subtests import supersede
 from portability_data.pipeline.api_aliases import canonical_map, with_canonical
 from portability_data.pipeline.failure_reading import reclassify_failures
 from portability_data.pipeline.frames import plain_frame
