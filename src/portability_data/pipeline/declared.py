@@ -60,6 +60,7 @@ from portability_data.tables.contracts import arrow_schema
 
 log = logging.getLogger(__name__)
 
+
 @dataclass
 class HarvestSummary:
     """What a harvest found, for the log and the command's output."""

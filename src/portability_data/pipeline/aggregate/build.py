@@ -103,12 +103,12 @@ from portability_data.pipeline.aggregate.quiet import (
     contended_run_ids,
     quiet_load_max,
 )
-from portability_data.pipeline.subtests import collect_subtests, repeats_per_run, supersede
 
 # report/build.py imports these from here (their homes are summaries and frames).
 from portability_data.pipeline.aggregate.summaries import PAIR_KEYS, ratio_shares, summary_tables, to_markdown
 from portability_data.pipeline.failure_reading import REREAD, STUDY_SOURCE, reclassify_failures
 from portability_data.pipeline.frames import column_values, plain_frame
+from portability_data.pipeline.subtests import collect_subtests, repeats_per_run, supersede
 from portability_data.tables.contracts import is_census_case
 
 __all__ = [

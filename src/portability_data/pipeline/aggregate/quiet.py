@@ -16,8 +16,8 @@ from typing import Any
 
 import pandas as pd
 
-from portability_data.pipeline.subtests import SETTING, contention, host_load
 from portability_data.pipeline.frames import column_values, plain_frame
+from portability_data.pipeline.subtests import SETTING, contention, host_load
 
 DEFAULT_QUIET_LOAD_MAX = 1.5  # params.yaml aggregate.quiet_load_max where absent
 BASIS_COLUMNS = [

@@ -13,7 +13,9 @@ from portability_data.pipeline.frameworks import FRAMEWORKS
 from portability_data.pipeline.frameworks.manifest import HarvestError, write_manifests
 
 
-def harvest(framework: str, api: pd.DataFrame, census_params: dict[str, Any], folder: Path, nn_only: bool) -> list[str]:
+def harvest(
+    framework: str, api: pd.DataFrame, census_params: dict[str, Any], folder: Path, nn_only: bool
+) -> list[str]:
     """Write the framework's manifests (with `nn_only`, only its NN-op manifest) into `folder`;
     returns the lines the command prints."""
     if nn_only:

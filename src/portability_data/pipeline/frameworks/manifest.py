@@ -65,7 +65,6 @@ def manifest_document(
     }
 
 
-
 def _limits(given: dict[str, Any]) -> dict[str, float]:
     return {"atol": float(given["atol"]), "rtol": float(given["rtol"])}
 

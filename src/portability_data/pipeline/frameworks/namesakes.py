@@ -46,7 +46,17 @@ TRIAL_MEMORY_BYTES = 6 << 30
 NUMPY_TRIAL_MAIN = "from portability_data.pipeline.frameworks.namesakes import trial_main; trial_main()"
 # The fields of a namesake's manifest entry in the manifest's order; `opinfo` and `declared_cpu`
 # (the OpInfo entry declaring the namesake, its cpu dtypes) only where the framework declares them.
-ENTRY_FIELDS = ("entry", "case_id", "function", "reference", "opinfo", "arity", "dtypes", "declared_cpu", "kinds")
+ENTRY_FIELDS = (
+    "entry",
+    "case_id",
+    "function",
+    "reference",
+    "opinfo",
+    "arity",
+    "dtypes",
+    "declared_cpu",
+    "kinds",
+)
 
 
 def namesake_census(

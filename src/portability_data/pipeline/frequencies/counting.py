@@ -17,8 +17,8 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
 from portability_data.pipeline.corpus import Record, contains_framework
-from portability_data.pipeline.frequencies.index import ApiIndex
 from portability_data.pipeline.frequencies.calls import count_source, parser
+from portability_data.pipeline.frequencies.index import ApiIndex
 
 log = logging.getLogger(__name__)
 

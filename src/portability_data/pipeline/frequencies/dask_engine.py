@@ -28,8 +28,8 @@ from itertools import islice
 from typing import Any
 
 from portability_data.pipeline.corpus import Record
-from portability_data.pipeline.frequencies.counting import CorpusCounts, CountConfig, count_chunk
 from portability_data.pipeline.frequencies.calls import parser
+from portability_data.pipeline.frequencies.counting import CorpusCounts, CountConfig, count_chunk
 
 log = logging.getLogger(__name__)
 

@@ -15,8 +15,8 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from portability_data.pipeline.frequencies.index import ApiIndex
 from portability_data.pipeline.frequencies.calls import find_nodes, parser, scan_calls
+from portability_data.pipeline.frequencies.index import ApiIndex
 from portability_data.pipeline.scan.knowledge import (
     PROBLEM_STATUSES,
     RANK,

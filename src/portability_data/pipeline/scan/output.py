@@ -288,7 +288,13 @@ def run_scan(
     """The scan's output in `output`'s format, and its exit code: 1 where a --fail-on status is found
     on a target path, else 0. Bad input raises ScanInputError naming what is known."""
     from portability_data.pipeline.frequencies.index import ApiIndex
-    from portability_data.pipeline.scan.findings import check_fail_on, check_targets, failing, findings, scan_paths
+    from portability_data.pipeline.scan.findings import (
+        check_fail_on,
+        check_targets,
+        failing,
+        findings,
+        scan_paths,
+    )
     from portability_data.pipeline.scan.knowledge import load_knowledge
     from portability_data.runner import devices
     from portability_data.tables.contracts import FRAMEWORKS

@@ -173,5 +173,3 @@ def summary_lines(manifest: dict[str, Any]) -> list[str]:
         + (f", {samples} harnesses" if samples else ""),
         "unmapped: " + (", ".join(f"{n} {r}" for r, n in sorted(reasons.items())) or "none"),
     ]
-
-

@@ -352,4 +352,3 @@ def summary_lines(manifest: dict[str, Any]) -> list[str]:
     reasons = collections.Counter(u["reason"] for u in unmapped)
     lines.append("unmapped: " + (", ".join(f"{n} {r}" for r, n in sorted(reasons.items())) or "none"))
     return lines
-

@@ -11,7 +11,12 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from portability_data.pipeline.frameworks.torch.entries import EntryRef, class_function, dtype_name, opinfo_function
+from portability_data.pipeline.frameworks.torch.entries import (
+    EntryRef,
+    class_function,
+    dtype_name,
+    opinfo_function,
+)
 
 OPINFO_FILE = "common_methods_invocations.py"
 MODULE_FILE = "common_modules.py"
