@@ -18,8 +18,8 @@ import yaml
 from portability_data.pipeline.frameworks.manifest import HarvestError
 from portability_data.pipeline.frameworks.namesakes import accepted_kinds
 from portability_data.pipeline.frameworks.tensorflow.census import (
-    _load_module,
     checked_records,
+    load_mapped_module,
     mapped_manifest,
     public_tf_names,
     read_mapping,
@@ -79,7 +79,7 @@ def test_the_mapped_manifest_is_what_the_mapping_gives() -> None:
 
     manifest = committed("mapped")
     mapping = read_mapping(CENSUS / "mapping.yml")
-    module = _load_module(CENSUS / "test_mapped.py")
+    module = load_mapped_module(CENSUS / "test_mapped.py")
     public = public_tf_names(read_table("api", API), tf.__version__)
     mapped, unmapped = checked_records(mapping, CENSUS / "mapping.yml", public, module)
     rejected = {u["function"] for u in manifest["unmapped"] if u["reason"].startswith("reference_")}

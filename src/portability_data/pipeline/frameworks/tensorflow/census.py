@@ -132,7 +132,7 @@ def read_mapping(path: Path) -> dict[str, Any]:
     return mapping
 
 
-def _load_module(path: Path) -> Any:
+def load_mapped_module(path: Path) -> Any:
     """test_mapped.py as a module (its adapters and references), without pytest."""
     import hashlib
 
@@ -235,7 +235,7 @@ def mapped_trial_main(module_path: str) -> None:
     import os
     import resource
 
-    module = _load_module(Path(module_path))
+    module = load_mapped_module(Path(module_path))
     # TensorFlow's import maps gigabytes of address space: the cap is on what the trials add
     with open(f"/proc/{os.getpid()}/statm") as statm:
         mapped_bytes = int(statm.read().split()[0]) * resource.getpagesize()
@@ -264,7 +264,7 @@ def mapped_manifest(
     path, module_path = Path(folder) / MAPPING_FILE, Path(folder) / "test_mapped.py"
     mapping = read_mapping(path)
     public = public_tf_names(api, tf.__version__)
-    module = _load_module(module_path)
+    module = load_mapped_module(module_path)
     mapped, unmapped = checked_records(mapping, path, public, module)
     code = (
         "from portability_data.pipeline.frameworks.tensorflow.census import mapped_trial_main; "

@@ -15,7 +15,7 @@ from portability_data.pipeline.frames import plain_frame
 from portability_data.pipeline.frameworks.tensorflow.census import (
     CENSUS_FOLDER,
     FRAMEWORK,
-    _load_module,
+    load_mapped_module,
     public_tf_names,
 )
 from portability_data.runner.census_rows import read_manifest
@@ -107,7 +107,7 @@ def tf_declared_rows(api: pd.DataFrame, folder: Path = CENSUS_FOLDER) -> pd.Data
     version = str(tf.__version__)
     public_tf_names(api, version)  # refuses an api table of another version
     registry = kernel_registry()
-    mapped_module = _load_module(Path(folder) / "test_mapped.py")
+    mapped_module = load_mapped_module(Path(folder) / "test_mapped.py")
     tnp.experimental_enable_numpy_behavior()
     rows: list[dict[str, Any]] = []
     for origin in ("tnp", "mapped"):
