@@ -38,12 +38,10 @@ sys.path.insert(0, str(REPO / "src"))
 
 import pandas as pd  # noqa: E402
 
-from portability_data.pipeline import (  # noqa: E402
-    corpus,
-    frequencies_counting,
-    frequencies_index,
-    frequencies_scan,
-)
+from portability_data.pipeline import corpus  # noqa: E402
+from portability_data.pipeline.frequencies import calls as frequencies_scan  # noqa: E402
+from portability_data.pipeline.frequencies import counting as frequencies_counting  # noqa: E402
+from portability_data.pipeline.frequencies import index as frequencies_index  # noqa: E402
 
 
 def load_api(path: Path | None) -> pd.DataFrame:
@@ -51,7 +49,7 @@ def load_api(path: Path | None) -> pd.DataFrame:
         from portability_data.tables.tableio import read_table
 
         return read_table("api", path)
-    from portability_data.pipeline.enumerate_api import enumerate_api
+    from portability_data.pipeline.enumerate import enumerate_api
 
     return pd.concat([enumerate_api(fw) for fw in ("torch", "tensorflow", "jax")], ignore_index=True)
 

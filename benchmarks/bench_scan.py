@@ -31,9 +31,9 @@ REPO = Path(__file__).resolve().parent.parent
 RESULTS = REPO / "benchmarks" / "results"
 sys.path.insert(0, str(REPO / "src"))
 
-from portability_data.pipeline.frequencies_index import ApiIndex  # noqa: E402
-from portability_data.pipeline.frequencies_scan import count_source  # noqa: E402
-from portability_data.pipeline.scan import scan_paths  # noqa: E402
+from portability_data.pipeline.frequencies.calls import count_source  # noqa: E402
+from portability_data.pipeline.frequencies.index import ApiIndex  # noqa: E402
+from portability_data.pipeline.scan.findings import scan_paths  # noqa: E402
 from portability_data.tables.tableio import read_file  # noqa: E402
 
 PACKAGES = ("torchmetrics", "optax", "chex", "keras", "einops")

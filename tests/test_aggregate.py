@@ -8,14 +8,14 @@ from typing import Any
 import pandas as pd
 import pytest
 
-from portability_data.pipeline.aggregate import (
+from portability_data.pipeline.aggregate.build import (
     REREAD,
     aggregate,
     quiet_load_max,
     reclassify_failures,
     run_aggregate,
 )
-from portability_data.pipeline.aggregate_summaries import summary_tables, to_markdown
+from portability_data.pipeline.aggregate.summaries import summary_tables, to_markdown
 from portability_data.pipeline.params import ParamsError
 from portability_data.runner.failures import classify_failure_detail, load_rules, rules_for
 from portability_data.tables.tableio import read_table, write_table
@@ -538,7 +538,7 @@ def _run_row(run_id: str, started: str, harness: str | None, cases: dict[str, st
 
 
 def test_newest_harness_and_case_files_supersede_older_runs() -> None:
-    from portability_data.pipeline.aggregate_subtests import supersede
+    from portability_data.pipeline.subtests import supersede
 
     results = frame(
         [
@@ -574,7 +574,7 @@ def test_newest_harness_and_case_files_supersede_older_runs() -> None:
 
 
 def test_study_runs_without_digests_are_pooled_as_they_are() -> None:
-    from portability_data.pipeline.aggregate_subtests import supersede
+    from portability_data.pipeline.subtests import supersede
 
     results = frame([row("t1", run_id="a"), row("t1", run_id="b", repeat=0, test_id="x::t1")])
     runs = pd.DataFrame([_run_row("a", "2023-01-01", None, None), _run_row("b", "2023-01-02", None, None)])
@@ -676,7 +676,7 @@ def pooled_ms(results: pd.DataFrame, runs: pd.DataFrame, threshold: float | None
 
 
 def test_a_contended_run_beside_a_quiet_run_of_the_same_code_is_dropped() -> None:
-    from portability_data.pipeline.aggregate_subtests import supersede
+    from portability_data.pipeline.subtests import supersede
 
     results, runs = quiet_runs({"quiet": 1.1, "busy": 3.25, "busier": 4.0})
     kept, superseded = supersede(results, runs, quiet_load_max=1.5)
@@ -691,7 +691,7 @@ def test_a_contended_run_beside_a_quiet_run_of_the_same_code_is_dropped() -> Non
 
 
 def test_contended_runs_without_a_quiet_one_and_unrecorded_loads_stay_pooled() -> None:
-    from portability_data.pipeline.aggregate_subtests import supersede
+    from portability_data.pipeline.subtests import supersede
 
     for loads in ({"busy": 2.0, "busier": 3.0}, {"quiet": 1.0, "unrecorded": None}):
         results, runs = quiet_runs(loads)
@@ -708,7 +708,7 @@ def test_other_work_outside_the_run_decides_quiet_where_it_was_measured() -> Non
     """A compiled run's own compiler threads push the load average up (6.7 here on an idle host):
     where a run recorded the CPU work outside its own processes (schema 6), that decides, against
     quiet_load_max - 1 cores; a run without it is judged by its load average as before."""
-    from portability_data.pipeline.aggregate_subtests import supersede
+    from portability_data.pipeline.subtests import supersede
 
     results, runs = quiet_runs({"own_threads": 6.7, "shared": 1.2, "old_busy": 3.0})
     runs["host_other_cpu_max"] = [0.1, 0.9, None]
@@ -768,7 +768,7 @@ def test_a_closed_partial_run_beside_a_complete_run_of_the_same_code_is_supersed
     """A run closed partial by hand never confirmed its failures alone: beside a complete run of the
     same harness and case files (before or after it) its rows of that case are not pooled; of a case
     that no complete run measured, or measured with other code, they are."""
-    from portability_data.pipeline.aggregate_subtests import PARTIAL_BESIDE_COMPLETE, supersede
+    from portability_data.pipeline.subtests import PARTIAL_BESIDE_COMPLETE, supersede
 
     results, runs = quiet_runs({"partial-before": 1.0, "complete": 1.0, "partial-after": 1.0})
     runs["status"] = ["partial", "complete", "partial"]

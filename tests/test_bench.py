@@ -11,7 +11,7 @@ import pandas as pd
 import pyarrow.parquet as pq
 import pytest
 
-from portability_data.pipeline.aggregate import aggregate
+from portability_data.pipeline.aggregate.build import aggregate
 from portability_data.pipeline.bench import BenchError, bench, detect_devices, plan
 from portability_data.runner.spec import Paths
 from tests.conftest import REPO_ROOT, example_rows

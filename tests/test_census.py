@@ -18,7 +18,7 @@ import pytest
 import torch
 import yaml
 
-from portability_data.pipeline.census_harvest import opinfo_manifest
+from portability_data.pipeline.frameworks.torch.census import opinfo_manifest
 from portability_data.pipeline.support_matrix import support_matrix
 from portability_data.runner.census_rows import CensusManifestError, census_rows
 from portability_data.runner.journal import Journal
@@ -42,7 +42,7 @@ def census_module():
 def test_the_committed_manifests_are_what_the_installed_wheel_declares() -> None:
     """A torch upgrade (or a params change) that the manifests do not follow fails here:
     re-run `portability census-harvest` and commit them."""
-    from portability_data.pipeline.census_harvest import module_manifest, optimizer_manifest
+    from portability_data.pipeline.frameworks.torch.census import module_manifest, optimizer_manifest
 
     api = read_table("api", REPO_ROOT / "data" / "api" / "api.parquet")
     census = yaml.safe_load((REPO_ROOT / "params.yaml").read_text())["census"]
@@ -540,7 +540,7 @@ def test_a_changed_oracle_supersedes_census_cases_and_no_curated_one(
 def test_census_rows_stay_out_of_the_studys_outcome_tables() -> None:
     """The same function measured by a curated case and by the census: outcomes (the study's
     table) read only the curated rows; the census failing does not make the function fail there."""
-    from portability_data.pipeline.aggregate import aggregate
+    from portability_data.pipeline.aggregate.build import aggregate
     from tests.conftest import example_rows
 
     curated = example_rows()["results"][0]

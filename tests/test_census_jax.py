@@ -10,7 +10,8 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import yaml
 
-from portability_data.pipeline.census_harvest_jax import accepted_kinds, group_function, harness_manifest
+from portability_data.pipeline.frameworks.jax.census import group_function, harness_manifest
+from portability_data.pipeline.frameworks.namesakes import accepted_kinds
 from portability_data.runner.census_rows import census_rows
 from portability_data.runner.spec import Paths, RunSpec
 from portability_data.runner.supervisor import run

@@ -12,13 +12,13 @@ import pyarrow.parquet as pq
 import pytest
 import yaml
 
-from portability_data.pipeline.census_harvest import HarvestError
-from portability_data.pipeline.census_harvest_nn import (
+from portability_data.pipeline.census.nn import (
     MAPPING_FILE,
     load_test_module,
     nn_manifest,
     read_mapping,
 )
+from portability_data.pipeline.frameworks.manifest import HarvestError
 from portability_data.runner.nn_samples import NnSample, NotApplicable, pool_window, torch_samples
 from portability_data.runner.spec import Paths, RunSpec
 from portability_data.runner.supervisor import run

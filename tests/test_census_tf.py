@@ -15,11 +15,11 @@ import pandas as pd
 import pytest
 import yaml
 
-from portability_data.pipeline.census_harvest import HarvestError
-from portability_data.pipeline.census_harvest_jax import accepted_kinds
-from portability_data.pipeline.census_harvest_tf import (
-    _load_module,
+from portability_data.pipeline.frameworks.manifest import HarvestError
+from portability_data.pipeline.frameworks.namesakes import accepted_kinds
+from portability_data.pipeline.frameworks.tensorflow.census import (
     checked_records,
+    load_mapped_module,
     mapped_manifest,
     public_tf_names,
     read_mapping,
@@ -79,7 +79,7 @@ def test_the_mapped_manifest_is_what_the_mapping_gives() -> None:
 
     manifest = committed("mapped")
     mapping = read_mapping(CENSUS / "mapping.yml")
-    module = _load_module(CENSUS / "test_mapped.py")
+    module = load_mapped_module(CENSUS / "test_mapped.py")
     public = public_tf_names(read_table("api", API), tf.__version__)
     mapped, unmapped = checked_records(mapping, CENSUS / "mapping.yml", public, module)
     rejected = {u["function"] for u in manifest["unmapped"] if u["reason"].startswith("reference_")}
@@ -262,7 +262,7 @@ def test_declared_support_is_read_from_the_kernel_registry(tmp_path: Path) -> No
     XLA kernels of the compiled mode (xla_cpu): sin has both; acos's op definition takes no int32
     (refused while tracing, on every device); bessel_i0 has a CPU kernel and no XLA one; rfftnd has
     no CPU kernel in this wheel at all (GPU only)."""
-    from portability_data.pipeline.census_harvest_tf import tf_declared_rows
+    from portability_data.pipeline.frameworks.tensorflow.declared import tf_declared_rows
 
     wanted = {
         "tnp": {"add": ["float32"]},
@@ -303,7 +303,7 @@ def test_the_declared_stage_names_a_malformed_manifest(tmp_path: Path) -> None:
     """The declared stage reads TensorFlow's census manifests (cases/tensorflow/census/) as the
     runner does: a malformed one is named with the fix (the CLI prints it, exit 2), not a
     traceback of the YAML parser."""
-    from portability_data.pipeline.census_harvest_tf import tf_declared_rows
+    from portability_data.pipeline.frameworks.tensorflow.declared import tf_declared_rows
     from portability_data.runner.census_rows import CensusManifestError
 
     wanted = {"tnp": {"add": ["float32"]}, "mapped": {"math.sin": ["float32"]}}

@@ -11,13 +11,13 @@ from pathlib import Path
 import pandas as pd
 import yaml
 
-from portability_data.pipeline.census_harvest_jax import accepted_kinds
-from portability_data.pipeline.census_harvest_torch_numpy import (
+from portability_data.pipeline.crossframework import crossframework
+from portability_data.pipeline.frameworks.namesakes import accepted_kinds
+from portability_data.pipeline.frameworks.torch.namesakes import (
     declared_namesakes,
     numpy_names_of,
     public_namesakes,
 )
-from portability_data.pipeline.crossframework import crossframework
 from portability_data.pipeline.support_matrix import declaring_entries, support_matrix
 from tests.conftest import REPO_ROOT, census_checkout, census_results
 

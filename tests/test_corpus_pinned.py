@@ -212,7 +212,7 @@ def test_undecodable_files_reach_the_counter_as_encoding_skips(tmp_path: Path) -
     with zipfile.ZipFile(wheel, "w") as archive:
         archive.writestr("w/latin.py", "import torch # caf\xe9\n".encode("latin-1"))
     (file,) = pinned.archive_files(wheel, "w==1", corpus_mod.is_corpus_path)
-    from portability_data.pipeline.frequencies_counting import decode_source
+    from portability_data.pipeline.frequencies.counting import decode_source
 
     assert decode_source(file.content) == (None, "encoding")
 

@@ -20,9 +20,9 @@ from portability_data.pipeline.declared import (
     HarvestSummary,
     harvest_declared,
 )
-from portability_data.pipeline.declared_databases import declaration_rows, read_decorator
-from portability_data.pipeline.declared_entries import EntryRef
-from portability_data.pipeline.declared_mps import mps_rows
+from portability_data.pipeline.frameworks.torch.databases import declaration_rows, read_decorator
+from portability_data.pipeline.frameworks.torch.entries import EntryRef
+from portability_data.pipeline.frameworks.torch.mps import mps_rows
 from portability_data.tables.contracts import DECLARED_KINDS, arrow_schema
 from portability_data.tables.tableio import TableValidationError, read_table, to_arrow, validate, write_table
 from tests.conftest import REPO_ROOT

@@ -10,13 +10,13 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from portability_data.pipeline.declared_torch_xla import (
+from portability_data.pipeline.frames import plain_frame
+from portability_data.pipeline.frameworks.torch.xla import (
     TorchXlaImportError,
     import_torch_xla,
     out_path,
     split_source,
 )
-from portability_data.pipeline.frames import plain_frame
 from portability_data.report.declared_xla import (
     agreement,
     allowed_pairs,

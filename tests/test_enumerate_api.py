@@ -9,7 +9,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from portability_data.pipeline import enumerate_api as en
+from portability_data.pipeline import enumerate as en
 
 PACKAGE = {
     "__init__.py": """

@@ -134,7 +134,7 @@ def test_the_rules_leave_at_most_five_percent_of_failing_rows_unclassified_in_ev
 def test_the_reports_execution_table_keeps_every_setting_under_the_bar() -> None:
     """The rows the report's "Execution per setting" counts (curated cases, pooled runs): the same
     bar per setting, on the same rows the reader sees."""
-    from portability_data.pipeline.aggregate import supersede, without_census
+    from portability_data.pipeline.aggregate.build import supersede, without_census
     from portability_data.tables.tableio import read_table
 
     shards = _committed_shards()

@@ -13,16 +13,16 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from portability_data.pipeline import corpus as corpus_mod
-from portability_data.pipeline import frequencies as freq
 from portability_data.pipeline.corpus import Record
-from portability_data.pipeline.frequencies_counting import CorpusStats, CountConfig, count_files
-from portability_data.pipeline.frequencies_index import ApiIndex
-from portability_data.pipeline.frequencies_scan import (
+from portability_data.pipeline.frequencies import build as freq
+from portability_data.pipeline.frequencies.calls import (
     bare_counts_walk,
     count_source,
     parser,
     study_bare_counts,
 )
+from portability_data.pipeline.frequencies.counting import CorpusStats, CountConfig, count_files
+from portability_data.pipeline.frequencies.index import ApiIndex
 
 # Corpus fixtures are stored as .py.txt: some are broken or Python 2 on purpose, and linters read .py.
 FIXTURES = Path(__file__).parent / "fixtures" / "corpus"

@@ -11,9 +11,9 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from portability_data.pipeline import frequencies as freq
 from portability_data.pipeline.corpus import Record, path_records
-from portability_data.pipeline.frequencies_counting import CorpusStats
+from portability_data.pipeline.frequencies import build as freq
+from portability_data.pipeline.frequencies.counting import CorpusStats
 
 pytestmark = pytest.mark.timeout(120)
 

@@ -47,7 +47,7 @@ def test_the_layer_contracts_hold(repo_root: Path) -> None:
         ("runner/failures.py", "import pandas", "Runner: light core"),
         ("runner/supervisor.py", "from portability_data.pipeline import aggregate", "Runner: light core"),
         ("tables/contracts.py", "from portability_data.runner import case_rows", "Tables import no"),
-        ("pipeline/aggregate.py", "from portability_data.report import build", "Layers"),
+        ("pipeline/aggregate/build.py", "from portability_data.report import build", "Layers"),
         ("dataset/folder.py", "from portability_data.dataset import build", "No import cycles at any depth"),
         ("pipeline/bench_estimate.py", "import pandas", "Bench estimate: light core"),
     ],

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pandas as pd
 
-from portability_data.pipeline.aggregate import aggregate
-from portability_data.pipeline.aggregate_quiet import (
+from portability_data.pipeline.aggregate.build import aggregate
+from portability_data.pipeline.aggregate.quiet import (
     NONE_QUIET,
     QUIET,
     UNMEASURED,

@@ -13,7 +13,7 @@ from typing import Any
 import pandas as pd
 import pytest
 
-from portability_data.pipeline.aggregate import aggregate
+from portability_data.pipeline.aggregate.build import aggregate
 from portability_data.pipeline.reference import (
     REPORT_COVERAGE,
     build_reference,

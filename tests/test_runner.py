@@ -378,7 +378,7 @@ def test_a_failure_that_passes_alone_is_order_dependent_and_a_real_one_confirmed
     child's signal, not the forking process's)."""
     import pyarrow.parquet as pq
 
-    from portability_data.pipeline.aggregate import aggregate
+    from portability_data.pipeline.aggregate.build import aggregate
     from portability_data.runner.journal import Journal
     from portability_data.tables.tableio import read_table
 
@@ -451,7 +451,7 @@ def test_a_case_that_crashed_outside_its_subtests_is_confirmed_by_running_it_alo
     only the first time (the crash was not the case's alone) runs to its end and is order-dependent,
     so the aggregate does not count it against the function; one whose own subtest crashes when it
     runs alone says nothing of the first crash (inconclusive)."""
-    from portability_data.pipeline.aggregate import aggregate
+    from portability_data.pipeline.aggregate.build import aggregate
     from portability_data.tables.tableio import read_table
 
     cases = (

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from portability_data.pipeline.sampling import decile_buckets, stratified_sample, study_sample
+from portability_data.pipeline.sample import decile_buckets, stratified_sample, study_sample
 from tests.conftest import REFERENCE_DIR
 
 

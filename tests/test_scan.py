@@ -21,11 +21,11 @@ import pytest
 import yaml
 
 from portability_data.cli import main
-from portability_data.pipeline.frequencies_index import ApiIndex
-from portability_data.pipeline.frequencies_scan import count_source
-from portability_data.pipeline.scan import findings, scan_paths, scan_source, summaries
-from portability_data.pipeline.scan_knowledge import CENSUS_STATUS, PROBLEM_STATUSES, load_knowledge
-from portability_data.pipeline.scan_output import render_sarif, run_scan
+from portability_data.pipeline.frequencies.calls import count_source
+from portability_data.pipeline.frequencies.index import ApiIndex
+from portability_data.pipeline.scan.findings import findings, scan_paths, scan_source, summaries
+from portability_data.pipeline.scan.knowledge import CENSUS_STATUS, PROBLEM_STATUSES, load_knowledge
+from portability_data.pipeline.scan.output import render_sarif, run_scan
 from portability_data.tables.tableio import read_file
 from tests.conftest import REPO_ROOT
 

@@ -14,17 +14,17 @@ PACKAGE = "portability_data"
 REPO_ROOT = Path(__file__).resolve().parents[1]
 # The module each stage's `portability` command runs (cli.py only parses and dispatches).
 STAGE_ENTRY = {
-    "enumerate": "pipeline.enumerate_api",
+    "enumerate": "pipeline.enumerate",
     "declared": "pipeline.declared",
-    "frequencies": "pipeline.frequencies",
-    "sample": "pipeline.sampling",
+    "frequencies": "pipeline.frequencies.build",
+    "sample": "pipeline.sample",
     "cases": "pipeline.cases",
     "run": "pipeline.run_stage",
     "census": "pipeline.run_stage",
     "support_matrix": "pipeline.support_matrix",
     "crossframework": "pipeline.crossframework",
-    "aggregate": "pipeline.aggregate",
-    "reproduce": "pipeline.reproduction",
+    "aggregate": "pipeline.aggregate.build",
+    "reproduce": "pipeline.reproduce.build",
     "report": "report.build",
     "explorer": "report.explorer",
     "dataset": "dataset.build",

@@ -34,7 +34,7 @@ def _repo_root() -> Path:
 
 
 def cmd_enumerate(args: argparse.Namespace) -> None:
-    from portability_data.pipeline.enumerate_api import run_enumerate
+    from portability_data.pipeline.enumerate import run_enumerate
 
     params = load_params(args.params)
     run_enumerate(list(params["enumerate"]["frameworks"]), args.out)
@@ -51,7 +51,7 @@ def cmd_declared(args: argparse.Namespace) -> None:
 
 
 def cmd_frequencies(args: argparse.Namespace) -> None:
-    from portability_data.pipeline.frequencies import run_frequencies
+    from portability_data.pipeline.frequencies.build import run_frequencies
 
     params = load_params(args.params)
     run_frequencies(params["frequencies"], args.api, args.out)
@@ -59,7 +59,7 @@ def cmd_frequencies(args: argparse.Namespace) -> None:
 
 def cmd_sample(args: argparse.Namespace) -> None:
     from portability_data.pipeline.corpus import corpus_id
-    from portability_data.pipeline.sampling import run_sample
+    from portability_data.pipeline.sample import run_sample
 
     params = load_params(args.params)
     corpus = corpus_id(params["frequencies"])  # the default source's rows, not a comparison corpus
@@ -284,38 +284,15 @@ def cmd_crossframework(args: argparse.Namespace) -> None:
 
 
 def cmd_census_harvest(args: argparse.Namespace) -> None:
-    from portability_data.pipeline import census_harvest
+    from portability_data.pipeline.census.harvest import harvest
+    from portability_data.pipeline.frameworks.manifest import HarvestError
     from portability_data.tables.tableio import read_table
 
     census = load_params(args.params)["census"]
     folder = args.folder or Path("cases") / args.framework / "census"
     try:
-        api = read_table("api", args.api)
-        if args.nn:
-            from portability_data.pipeline import census_harvest_nn
-
-            manifest = census_harvest_nn.nn_manifest(args.framework, api, census, folder=folder)
-            manifests = {census_harvest_nn.ORIGIN: manifest}
-            lines = census_harvest.write_manifests(manifests, folder, census_harvest_nn.summary_lines)
-        elif args.framework == "jax":
-            from portability_data.pipeline import census_harvest_jax
-
-            manifests = census_harvest_jax.jax_manifests(api, census)
-            lines = census_harvest.write_manifests(manifests, folder, census_harvest_jax.summary_lines)
-        elif args.framework == "tensorflow":
-            from portability_data.pipeline import census_harvest_tf
-
-            manifests = census_harvest_tf.tf_manifests(api, census)
-            lines = census_harvest.write_manifests(manifests, folder, census_harvest_tf.summary_lines)
-        else:
-            from portability_data.pipeline import census_harvest_torch_numpy
-
-            manifests = census_harvest.torch_manifests(api, census)
-            manifests[census_harvest_torch_numpy.ORIGIN] = census_harvest_torch_numpy.torch_numpy_manifest(
-                api, census
-            )
-            lines = census_harvest.write_manifests(manifests, folder)
-    except (census_harvest.HarvestError, ValueError) as exc:
+        lines = harvest(args.framework, read_table("api", args.api), census, folder, nn_only=args.nn)
+    except (HarvestError, ValueError) as exc:
         raise SystemExit(f"error: {exc}") from None
     print("\n".join(lines))
 
@@ -474,7 +451,7 @@ def cmd_reference_import(args: argparse.Namespace) -> None:
 
 
 def cmd_torch_xla_import(args: argparse.Namespace) -> None:
-    from portability_data.pipeline.declared_torch_xla import TorchXlaImportError, import_torch_xla
+    from portability_data.pipeline.frameworks.torch.xla import TorchXlaImportError, import_torch_xla
 
     try:
         out, written = import_torch_xla(Path(args.path), args.declared, args.out_dir)
@@ -495,7 +472,7 @@ def cmd_published_import(args: argparse.Namespace) -> None:
 
 
 def cmd_reproduce(args: argparse.Namespace) -> None:
-    from portability_data.pipeline.reproduction import equal_counts, run_reproduce
+    from portability_data.pipeline.reproduce.build import equal_counts, run_reproduce
     from portability_data.tables.tableio import read_table
 
     written = run_reproduce(
@@ -506,7 +483,7 @@ def cmd_reproduce(args: argparse.Namespace) -> None:
 
 
 def cmd_aggregate(args: argparse.Namespace) -> None:
-    from portability_data.pipeline.aggregate import run_aggregate
+    from portability_data.pipeline.aggregate.build import run_aggregate
 
     run_aggregate(
         args.results,
@@ -530,8 +507,8 @@ def cmd_scan(args: argparse.Namespace) -> None:
     """The scan's output on standard output (or --out); exits 1 on a --fail-on status, 2 on bad input."""
     from portability_data import __version__
     from portability_data.dataset.loader import CHECKOUT, dataset_folder
-    from portability_data.pipeline.scan import ScanInputError
-    from portability_data.pipeline.scan_output import run_scan
+    from portability_data.pipeline.scan.findings import ScanInputError
+    from portability_data.pipeline.scan.output import run_scan
     from portability_data.tables.atomic import atomic_write_bytes
 
     try:

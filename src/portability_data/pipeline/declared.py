@@ -31,14 +31,16 @@ device can be set beside what PyTorch itself says about it. The choices:
   ``decorators`` is read; ModuleInfo and OptimizerInfo merge them the same way.
 
 JAX's rows (its primitive harnesses' `jax_unimplemented` limitations per device and dtype) come
-from declared_jax and sit beside PyTorch's, with JAX's own device names (cpu, gpu, tpu);
+from frameworks/jax/declared.py and sit beside PyTorch's, with JAX's own device names (cpu, gpu, tpu);
 TensorFlow's (its kernel registry: CPU and XLA_CPU_JIT kernels per raw op, read per census entry
-through the ops its traced graph holds) from census_harvest_tf, device types cpu and xla_cpu.
+through the ops its traced graph holds) from frameworks/tensorflow/declared.py, device types cpu
+and xla_cpu.
 
-Where the parts live: declared_entries (entries, the public functions they test, dtype names),
-declared_databases (OpInfo, ModuleInfo, OptimizerInfo: decorations and dtype lists), declared_mps
-(the MPS lists and rules); this module builds, validates and writes the table (the `declared`
-stage).
+Where the parts live: each framework's readers (pipeline/frameworks, one registry): PyTorch's
+frameworks/torch/entries.py (entries, the public functions they test, dtype names), databases.py
+(OpInfo, ModuleInfo, OptimizerInfo: decorations and dtype lists), mps.py (the MPS lists and rules),
+declared.py (its rows); this module loops over the registry, validates and writes the table (the
+`declared` stage).
 """
 
 from __future__ import annotations
@@ -52,19 +54,11 @@ from pathlib import Path
 
 import pandas as pd
 
-from portability_data.pipeline.api_names import public_names
-from portability_data.pipeline.declared_databases import module_rows, opinfo_refs, opinfo_rows, optimizer_rows
-from portability_data.pipeline.declared_mps import MPS_MODULE, mps_rows
-from portability_data.pipeline.frames import plain_frame
+from portability_data.pipeline.frameworks import FRAMEWORKS
+from portability_data.pipeline.frameworks.readers import DeclaredError
 from portability_data.tables.contracts import arrow_schema
 
 log = logging.getLogger(__name__)
-
-FRAMEWORK = "torch"
-
-
-class DeclaredError(ValueError):
-    """The harvest cannot be trusted (no api table for the installed torch): says what to run."""
 
 
 @dataclass
@@ -93,38 +87,15 @@ class HarvestSummary:
 def harvest_declared(api: pd.DataFrame) -> tuple[pd.DataFrame, HarvestSummary]:
     """The declared table of the installed torch (validated, declared types) and what it holds."""
     started = time.perf_counter()
-    import torch
-    from torch.testing._internal.common_methods_invocations import op_db
-    from torch.testing._internal.common_modules import module_db
-    from torch.testing._internal.common_optimizers import optim_db
-
     from portability_data.tables.tableio import to_arrow, validate
 
-    version = str(torch.__version__)
-    public = public_names(api, FRAMEWORK, version, DeclaredError)
-    refs = opinfo_refs(op_db, public)
-    spec = importlib.util.find_spec(MPS_MODULE)
-    if spec is None or spec.origin is None:
-        raise DeclaredError(f"{MPS_MODULE} is not in the installed torch")
-    mps_source = Path(spec.origin).read_text(encoding="utf-8")
-    by_mps_key = {op.name + op.variant_test_name: ref for op, ref in zip(op_db, refs, strict=True)}
-    rows = [
-        *opinfo_rows(op_db, refs),
-        *module_rows(module_db, public),
-        *optimizer_rows(optim_db, public),
-        *mps_rows(mps_source, by_mps_key, public),
-    ]
-    frame = pd.DataFrame(rows)
-    frame.insert(0, "framework_version", version)
-    frame.insert(0, "framework", FRAMEWORK)
-    if importlib.util.find_spec("jax") is not None:  # JAX's harness limitations beside (issue 20)
-        from portability_data.pipeline.declared_jax import jax_declared_rows
-
-        frame = pd.concat([frame, pd.DataFrame(jax_declared_rows(api))], ignore_index=True)
-    if importlib.util.find_spec("tensorflow") is not None:  # TF's kernel registry per census entry (21)
-        from portability_data.pipeline.census_harvest_tf import tf_declared_rows
-
-        frame = pd.concat([frame, plain_frame(tf_declared_rows(api))], ignore_index=True)
+    frame: pd.DataFrame | None = None
+    for readers in FRAMEWORKS.values():  # torch is required; the others where their wheel is installed
+        if readers.required or importlib.util.find_spec(readers.module) is not None:
+            rows = readers.declared_rows(api)
+            frame = rows if frame is None else pd.concat([frame, rows], ignore_index=True)
+    if frame is None:
+        raise DeclaredError("no framework of the registry (pipeline/frameworks) is installed")
     frame = frame[arrow_schema("declared").names]
     typed = to_arrow("declared", frame).to_pandas(types_mapper=pd.ArrowDtype)
     typed = validate("declared", typed)

@@ -9,7 +9,7 @@ measures only what is missing: a case counts as measured when a complete run who
 proven equal to today's (its params hash recomputed from what it recorded: its case digests, or the
 case files at its git commit) ran it with the same harness and the same case files. So a new or
 edited case costs its own run, not its framework's whole suite again (aggregate pools, per case,
-the runs of the newest code: aggregate_subtests.supersede). Only the manifest is an output.
+the runs of the newest code: pipeline/subtests.py's supersede). Only the manifest is an output.
 
 A harness change re-measures every setting (~5 h on this 2-core machine, more than a working
 session), so a harness change can name, in params.yaml (`earlier_harness`, per setting), the

@@ -24,7 +24,7 @@ import pandas as pd
 from portability_data.pipeline.api_aliases import canonical_map, canonical_of, with_canonical
 from portability_data.pipeline.crossframework import NOT_MEASURED
 from portability_data.pipeline.frames import plain_frame
-from portability_data.pipeline.sampling import decile_buckets
+from portability_data.pipeline.sample import decile_buckets
 from portability_data.report.census_moves import TOP_LOST, device_moves
 from portability_data.report.render import Section
 from portability_data.report.top_coverage import REASONS_PATH, TOP, load_reasons, status_counts, top_functions

@@ -28,8 +28,8 @@ from portability_data.tables.tableio import read_table, reads_shared
 
 
 def reproduction_section(data_dir: Path) -> tuple[Section, dict[str, Any]] | None:
-    """The study's published numbers beside ours (computed in reproduction.py; None if not built)."""
-    from portability_data.pipeline.reproduction import report_parts
+    """The study's published numbers beside ours (computed in pipeline/reproduce/; None if not built)."""
+    from portability_data.pipeline.reproduce.build import report_parts
 
     parts = report_parts(data_dir)
     if parts is None:

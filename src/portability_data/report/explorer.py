@@ -1,6 +1,6 @@
 """The offline explorer (`portability explorer`, the `explorer` stage): reports/explorer/index.html and
-its data (data.js), built from the tables through the scan's own reading of them (pipeline/
-scan_knowledge.py), so a function reads the same here as in `portability scan`.
+its data (data.js), built from the tables through the scan's own reading of them (pipeline/scan/
+knowledge.py), so a function reads the same here as in `portability scan`.
 
 A static page (explorer_page.html, copied as it is) with no library and no network: the data is a
 script the page loads with a <script> tag (a browser loads that from file://, where it refuses
@@ -15,7 +15,7 @@ import json
 from collections import Counter
 from pathlib import Path
 
-from portability_data.pipeline.scan_knowledge import (
+from portability_data.pipeline.scan.knowledge import (
     SCAN_STATUSES,
     Knowledge,
     Setting,

@@ -16,9 +16,9 @@ from typing import Any
 
 import pandas as pd
 
-from portability_data.pipeline.aggregate_subtests import Subtest, supersede
 from portability_data.pipeline.failure_reading import reclassify_failures
 from portability_data.pipeline.frames import plain_frame
+from portability_data.pipeline.subtests import Subtest, supersede
 from portability_data.report.inputs import FAILING as FAILING_FUNCTION_OUTCOMES
 from portability_data.report.inputs import setting_label
 from portability_data.report.render import Section

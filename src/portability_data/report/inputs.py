@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from portability_data.pipeline.aggregate import (
+from portability_data.pipeline.aggregate.build import (
     DEFAULT_QUIET_LOAD_MAX,
     plain_frame,
     reclassify_failures,

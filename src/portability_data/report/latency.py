@@ -8,7 +8,7 @@ from typing import Any
 
 import pandas as pd
 
-from portability_data.pipeline.aggregate import PAIR_KEYS
+from portability_data.pipeline.aggregate.build import PAIR_KEYS
 from portability_data.report.inputs import (
     SETTING_KEYS,
     is_primary,

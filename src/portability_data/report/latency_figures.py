@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from portability_data.pipeline.aggregate import PAIR_KEYS
+from portability_data.pipeline.aggregate.build import PAIR_KEYS
 from portability_data.report.figures import PALETTE, log_axes, png_bytes, pyplot
 from portability_data.report.inputs import (
     DEVICE_ORDER,

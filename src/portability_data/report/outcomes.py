@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pandas as pd
 
-from portability_data.pipeline.aggregate import DEFAULT_QUIET_LOAD_MAX, REREAD, supersede
-from portability_data.pipeline.aggregate_summaries import outcomes_per_sample
+from portability_data.pipeline.aggregate.build import DEFAULT_QUIET_LOAD_MAX, REREAD, supersede
+from portability_data.pipeline.aggregate.summaries import outcomes_per_sample
 from portability_data.report.inputs import (
     BUCKET_ORDER,
     FAILING,

@@ -10,8 +10,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from portability_data.pipeline.aggregate import PAIR_KEYS
-from portability_data.pipeline.aggregate_quiet import NONE_QUIET, QUIET
+from portability_data.pipeline.aggregate.build import PAIR_KEYS
+from portability_data.pipeline.aggregate.quiet import NONE_QUIET, QUIET
 from portability_data.report.inputs import (
     DEVICE_ORDER,
     FAILING,

@@ -10,7 +10,7 @@ its workers are killed, and the run is closed from its journal as `partial` (`cl
 no journaled row is lost. The bench's own journal (`bench_journal.json` in the output folder) says
 which parts are complete, partial or failed: a second call skips the complete ones and runs, for a
 partial one, only the cases its shard lacks (the case in flight at the cut again: aggregation keeps
-the newest run of a case, aggregate_subtests.supersede).
+the newest run of a case, pipeline/subtests.py's supersede).
 
 Everything lands in the output folder laid out like a checkout's data/ (data/results/<source>/,
 data/runs/<source>/, data/.journal/), so `portability submission package` can package it. Light
