@@ -187,11 +187,10 @@ COMMANDS: tuple[Command, ...] = (
         ),
         flag(
             "--compile-cache",
-            "keep compiled programs for a re-run: JAX's persistent compile cache for census workers "
-            "(torch_xla's too with PORTABILITY_COMPILE_CACHE_XLA=on), under $XDG_CACHE_HOME/portability/"
-            "compile, recorded in runs.build's compile_cache; off by default, since a first run pays 11%% "
-            "more to fill it (benchmarks/bench_compile_cache.py); PORTABILITY_COMPILE_CACHE=on or =<folder> "
-            "does the same for run-stage and bench",
+            "keep compiled programs for a re-run: JAX's persistent compile cache for census workers, under "
+            "$XDG_CACHE_HOME/portability/compile (runs.build's compile_cache); off by default: a first run "
+            "pays 11%% more to fill it (benchmarks/bench_compile_cache.py); PORTABILITY_COMPILE_CACHE=on "
+            "or =<folder> does the same for run-stage and bench",
         ),
         arg(
             "--close",
