@@ -20,20 +20,33 @@ echo "Filesystem 1024-blocks Used Available Capacity Mounted on"
 echo "/dev/fake 999999999 1 $((FAKE_FREE_GB * 1048576)) 1% /"
 """
 FAKE_PYTHON3 = """#!/usr/bin/env bash
-# `python3 -m venv DIR`: a venv whose pip does what FAKE_PIP says.
+# `python3 -m venv DIR`: a venv whose pip does what FAKE_PIP says (FAKE_PIP_LITERT for the litert-torch
+# extra, where set; `nospace-once`: out of disk the first time only), and whose python says how it
+# was called, at which niceness, and exits with FAKE_CASE.
 [ "$1 $2" = "-m venv" ] || exit 2
 mkdir -p "$3/bin"
 cat > "$3/bin/pip" <<'PIP'
 #!/usr/bin/env bash
 echo "pip $*" >> pip-calls.log
-case "$FAKE_PIP" in
+mode=$FAKE_PIP
+case "$*" in *litert-torch*) mode=${FAKE_PIP_LITERT:-$FAKE_PIP} ;; esac
+if [ "$mode" = nospace-once ]; then
+  if [ -e pip-ran-out ]; then mode=ok; else touch pip-ran-out; mode=nospace; fi
+fi
+case "$mode" in
   ok) exit 0 ;;
   nospace) echo "ERROR: Could not install packages due to an OSError:" \
     "[Errno 28] No space left on device"; exit 1 ;;
   *) echo "ERROR: No matching distribution found for torch_xla==2.9.0"; exit 1 ;;
 esac
 PIP
-chmod +x "$3/bin/pip"
+cat > "$3/bin/python" <<'PY'
+#!/usr/bin/env bash
+echo "$(basename "$(dirname "$(dirname "$0")")") python (niceness $(nice)):" \
+  "PORTABILITY_REQUIRE_LITERT_TORCH=$PORTABILITY_REQUIRE_LITERT_TORCH $*"
+exit "${FAKE_CASE:-0}"
+PY
+chmod +x "$3/bin/pip" "$3/bin/python"
 """
 FAKE_SUITE_PYTHON = """#!/usr/bin/env bash
 echo "suite: PORTABILITY_REQUIRE_XLA=$PORTABILITY_REQUIRE_XLA" \

@@ -11,6 +11,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from portability_data.runner.supervisor import Paths, RunSpec, run
+from tests.test_ci_xla import FAKE_DF, write_executable
 
 SEEDS = {
     "torch": ("torch.argsort", "torch.addr"),
@@ -66,13 +67,23 @@ def test_ci_fails_when_the_install_fails(repo_root: Path, tmp_path: Path) -> Non
     import subprocess
 
     (tmp_path / ".ci").mkdir()
-    for script in ("run", "xla.sh"):
-        (tmp_path / ".ci" / script).write_text((repo_root / ".ci" / script).read_text())
+    for script in (repo_root / ".ci").iterdir():  # .ci/run and the steps it sources
+        (tmp_path / ".ci" / script.name).write_text(script.read_text())
     (tmp_path / "pyproject.toml").write_text("[project\nthis is not TOML\n")
-    environment = {**os.environ, "PORTABILITY_CI_NO_BROWSER": "1"}  # no apt-get from a test
+    # no apt-get from a test; a disk too small for the xla and litert environments, so that no
+    # install of theirs starts beside the suite's (each a venv of its own, left running when CI stops)
+    write_executable(tmp_path / "fakes" / "df", FAKE_DF)
+    environment = {
+        **os.environ,
+        "PORTABILITY_CI_NO_BROWSER": "1",
+        "PATH": f"{tmp_path / 'fakes'}{os.pathsep}{os.environ['PATH']}",
+        "FAKE_FREE_GB": "0",
+    }
     done = subprocess.run(
         ["bash", ".ci/run"], cwd=tmp_path, capture_output=True, text=True, timeout=300, check=False,
         env=environment,
     )  # fmt: skip
     assert done.returncode != 0, done.stdout[-2000:] + done.stderr[-2000:]
     assert "CI wall time" not in done.stdout
+    # it stopped at the install (pip's reading of the broken pyproject.toml), not at a step before it
+    assert "Expected ']' at the end of a table declaration (at line 1, column 9)" in done.stderr
