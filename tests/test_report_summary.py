@@ -316,11 +316,11 @@ def test_then_now_and_compiled_counts(tables: dict[str, pd.DataFrame], rendered:
     )
 
 
-def test_a_local_machine_stands_beside_the_study(tmp_path: Path) -> None:
-    with_local, without = tmp_path / "with", tmp_path / "without"
-    run_report(make_data(with_local / "data"), with_local / "out", with_local / "out" / "metrics.json")
+def test_a_local_machine_stands_beside_the_study(rendered: tuple[str, str], tmp_path: Path) -> None:
+    """With the user's machine (the module's report: make_data's default) and without it."""
+    without = tmp_path / "without"
     run_report(make_data(without / "data", local=False), without / "out", without / "out" / "metrics.json")
-    markdown = (with_local / "out" / "report.md").read_text()
+    markdown = rendered[0]
     intro = markdown.split("## Summary")[0]
     assert "local: this machine's runs (`portability bench`, `portability run`)" in intro
     failing = _grid(markdown, "Functions failing")
