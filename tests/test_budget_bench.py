@@ -118,6 +118,21 @@ def case_ids(out: Path, run_id: str) -> set[str]:
     return set(pq.read_table(shard, columns=["case_id"]).column("case_id").to_pylist())
 
 
+def live_workers(*roots: Path) -> list[int]:
+    """Case workers still alive whose PORTABILITY_ROOTDIR is one of `roots`."""
+    wanted = {f"PORTABILITY_ROOTDIR={root}".encode() for root in roots}
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            if b"portability_data.runner.worker" not in (entry / "cmdline").read_bytes():
+                continue
+            if wanted & set((entry / "environ").read_bytes().split(b"\0")):
+                found.append(int(entry.name))
+        except OSError:  # not a process, or gone since the listing
+            continue
+    return found
+
+
 def test_a_cut_run_is_closed_partial_resumed_then_skipped_and_submittable(repo: Path, tmp_path: Path) -> None:
     out = tmp_path / "out"
     common = ("--device", "cpu", "--parts", "jax/eager", "--out", str(out), "--timeout", "600")
@@ -134,6 +149,8 @@ def test_a_cut_run_is_closed_partial_resumed_then_skipped_and_submittable(repo: 
     assert runs_row["status"] == "partial"
     assert runs_row["device"] == "cpu" and json.loads(runs_row["packages"])["jax"]
     assert "jax.numpy.cos" in case_ids(out, cut) and "jax.numpy.tan" not in case_ids(out, cut)
+    # the worker holding the slow case at the cut leads its own session: the cut ends it too
+    assert live_workers(repo, out) == []
 
     second, loaded = bench(repo, *common, "--budget", "300")
     assert second.returncode == 0, second.stderr[-3000:]

@@ -19,6 +19,7 @@ on purpose (runner layer): the framework is imported by the part's child and its
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import json
 import os
@@ -197,8 +198,17 @@ def _journals(paths: Paths) -> set[str]:
 
 
 def _stop(child: subprocess.Popen[str]) -> None:
-    """End the part's child and every worker it started (its own session): TERM, then KILL."""
+    """End the part's child and every process under it: TERM, then KILL. Its case workers lead
+    sessions of their own (worker_process), out of the child's process group, so they are found
+    by their parentage first, while they are still the child's: a worker left behind would sleep
+    out a hung case and hold a lent device after the bench ended."""
+    from portability_data.runner.provenance import descendants
+
+    under = descendants(child.pid)
     for sig, wait in ((signal.SIGTERM, CLOSE_GRACE_S), (signal.SIGKILL, 30.0)):
+        for pid in under:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(pid, sig)
         try:
             os.killpg(child.pid, sig)
         except ProcessLookupError:

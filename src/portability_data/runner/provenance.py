@@ -117,12 +117,13 @@ def _cpu_snapshot() -> tuple[float, int, int] | None:
         return None
 
 
-def _tree_ticks(root: int) -> int:
-    """CPU ticks of `root` and its live descendants, each with its reaped children's (utime,
-    stime, cutime, cstime of /proc/<pid>/stat): a worker that exited is counted in its parent."""
-    parents: dict[int, int] = {}
+def _process_table() -> tuple[dict[int, list[int]], dict[int, int]]:
+    """(parent pid -> child pids, pid -> CPU ticks with its reaped children's) of every live process,
+    from /proc/<pid>/stat (utime, stime, cutime, cstime); empty where there is no /proc."""
+    children: dict[int, list[int]] = {}
     ticks: dict[int, int] = {}
-    for entry in Path("/proc").iterdir():
+    proc = Path("/proc")
+    for entry in proc.iterdir() if proc.is_dir() else ():
         if not entry.name.isdigit():
             continue
         try:
@@ -130,17 +131,28 @@ def _tree_ticks(root: int) -> int:
         except OSError:  # gone since the listing
             continue
         after = text.rsplit(")", 1)[1].split()  # the command name may hold spaces and parentheses
-        parents[int(entry.name)] = int(after[1])
+        children.setdefault(int(after[1]), []).append(int(entry.name))
         ticks[int(entry.name)] = sum(int(v) for v in after[11:15])
-    children: dict[int, list[int]] = {}
-    for pid, parent in parents.items():
-        children.setdefault(parent, []).append(pid)
-    total, stack = 0, [root]
+    return children, ticks
+
+
+def descendants(root: int) -> list[int]:
+    """The live descendants of `root`, its workers in sessions of their own included (a process
+    group kill does not reach those)."""
+    children, _ = _process_table()
+    found, stack = [], list(children.get(root, []))
     while stack:
         pid = stack.pop()
-        total += ticks.get(pid, 0)
+        found.append(pid)
         stack.extend(children.get(pid, []))
-    return total
+    return found
+
+
+def _tree_ticks(root: int) -> int:
+    """CPU ticks of `root` and its live descendants, each with its reaped children's: a worker that
+    exited is counted in its parent."""
+    _, ticks = _process_table()
+    return ticks.get(root, 0) + sum(ticks.get(pid, 0) for pid in descendants(root))
 
 
 # The code that decides how a case runs and is timed: the shared core, in every setting's digest,
