@@ -206,6 +206,8 @@ def example_rows() -> dict[str, list[dict]]:
     """One valid row per table (two for results), for tests that need a whole dataset folder."""
     import datetime as dt
 
+    from portability_data.tables.contracts import TABLES
+
     result = {
         "run_id": "torch-cpu-eager-1",
         "source": "portability",
@@ -373,6 +375,18 @@ def example_rows() -> dict[str, list[dict]]:
                 "spread": 0.0,
                 "reference_latency_ms": None,
                 "ratio": None,
+            }
+        ],
+        "pooled": [
+            {
+                **{
+                    name: result.get(name)
+                    for name in TABLES["pooled"].names
+                    if name in TABLES["results"].names
+                },
+                "failure_reread": False,
+                "superseded_reason": None,
+                "superseded_by": None,
             }
         ],
         "published": [published],
