@@ -358,18 +358,20 @@ RUNS_RECORD = Table(
     ),
 )
 
-# The columns of `results` the pooled table keeps (a report reads nothing else of the rows).
+# The columns of `results` the pooled table keeps (the report reads nothing else of the rows: not the
+# timings, which the latencies hold, nor the error messages, read already into the failure columns).
 _POOLED_FROM_RESULTS = (
     "source", "framework", "framework_version", "device", "device_model", "mode", "function", "outcome",
     "failure_category", "run_id", "case_id", "subtest", "execution", "graph_breaks", "confirmation",
-    "failure_rule", "failure_subcategory",
+    "failure_rule", "failure_subcategory", "host_fallback_ops", "host_fallback_calls", "device_compiles",
+    "device_compiles_timed",
 )  # fmt: skip
 _RESULTS_COLUMNS = {column.name: column for column in RESULTS_RECORD.columns}
 
 POOLED_RECORD = Table(
     "pooled",
-    "Every curated result row as the aggregate stage reads it: failures re-read by the current rules, "
-    "and whether supersession pooled it (written once, so no reader pools again).",
+    "Every result row as the aggregate stage reads it: failures re-read by the current rules, and "
+    "whether supersession pooled it (written once, so no reader pools again).",
     (
         *(replace(_RESULTS_COLUMNS[name], since=None) for name in _POOLED_FROM_RESULTS),
         _col("failure_reread", BOOL, False, "the current rule table reads this failing row differently"),

@@ -183,13 +183,13 @@ def without_orphans(results: pd.DataFrame, cases: pd.DataFrame | None) -> pd.Dat
 def pooled_rows(
     results: pd.DataFrame, runs: pd.DataFrame | None, *, quiet_load_max: float | None = DEFAULT_QUIET_LOAD_MAX
 ) -> pd.DataFrame:
-    """Every curated row with its failure read by the current rules and its supersession marked
-    (subtests.marked_supersession), the rows of cases no longer in the cases table included (the
-    report names them). The `pooled` table is these rows in its columns; aggregate pools the
-    unmarked ones that still have a case. Supersession is decided per setting and case, so the
-    orphans' rows decide nothing for the others."""
-    reread = reclassify_failures(without_census(results).reset_index(drop=True))
-    _log_rereads(reread)
+    """Every row with its failure read by the current rules and its supersession marked
+    (subtests.marked_supersession), census rows and the rows of cases no longer in the cases table
+    included (the report reads both). The `pooled` table is these rows in its columns; aggregate
+    pools the unmarked curated ones that still have a case. Supersession is decided per setting and
+    case, so the census' and the orphans' rows decide nothing for the others."""
+    reread = reclassify_failures(results.reset_index(drop=True))
+    _log_rereads(without_census(reread))
     marked, _ = marked_supersession(reread, runs, quiet_load_max=quiet_load_max)
     return marked
 
@@ -217,7 +217,7 @@ def aggregate_marked(
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """aggregate's (outcomes, latencies) from pooled_rows' marked rows."""
     pooled = marked[marked[SUPERSEDED_REASON].isna()].drop(columns=[SUPERSEDED_REASON, SUPERSEDED_BY])
-    results = without_orphans(pooled.reset_index(drop=True), cases).reset_index(drop=True)
+    results = without_orphans(without_census(pooled).reset_index(drop=True), cases).reset_index(drop=True)
     groups = collect_subtests(results)
     unavailable = unavailable_from_results(results)
     if cases is not None and runs is not None and len(cases):
@@ -264,9 +264,10 @@ def run_aggregate(
     threshold = quiet_load_max(params_path)
     marked = pooled_rows(results, runs, quiet_load_max=threshold)
     outcomes, latencies = aggregate_marked(marked, runs, cases, threshold)
-    pooled_columns = list(TABLES["pooled"].names)
+    # the list column as objects: tableio converts an Arrow-backed list column with nulls badly
+    pooled = marked[list(TABLES["pooled"].names)].astype({"host_fallback_ops": object})
     return (
         write_table("outcomes", outcomes, _table_file(outcomes_out, "outcomes")),
         write_table("latencies", latencies, _table_file(latencies_out, "latencies")),
-        write_table("pooled", marked[pooled_columns], _table_file(pooled_out, "pooled")),
+        write_table("pooled", pooled, _table_file(pooled_out, "pooled")),
     )
