@@ -194,6 +194,12 @@ def pooled_rows(
     return marked
 
 
+def pooled_table(marked: pd.DataFrame) -> pd.DataFrame:
+    """pooled_rows' rows in the `pooled` table's columns (the list column as objects: tableio
+    converts an Arrow-backed list column with nulls badly)."""
+    return marked[list(TABLES["pooled"].names)].astype({"host_fallback_ops": object})
+
+
 def aggregate(
     results: pd.DataFrame,
     runs: pd.DataFrame | None = None,
@@ -264,10 +270,8 @@ def run_aggregate(
     threshold = quiet_load_max(params_path)
     marked = pooled_rows(results, runs, quiet_load_max=threshold)
     outcomes, latencies = aggregate_marked(marked, runs, cases, threshold)
-    # the list column as objects: tableio converts an Arrow-backed list column with nulls badly
-    pooled = marked[list(TABLES["pooled"].names)].astype({"host_fallback_ops": object})
     return (
         write_table("outcomes", outcomes, _table_file(outcomes_out, "outcomes")),
         write_table("latencies", latencies, _table_file(latencies_out, "latencies")),
-        write_table("pooled", pooled, _table_file(pooled_out, "pooled")),
+        write_table("pooled", pooled_table(marked), _table_file(pooled_out, "pooled")),
     )
