@@ -518,6 +518,17 @@ def write_example_dataset(data_dir: Path) -> None:
     )
 
 
+def write_pooled(data_dir: Path) -> None:
+    """The `pooled` table the aggregate stage writes, from data_dir's results (and runs) shards:
+    what the report reads of the rows."""
+    from portability_data.pipeline.aggregate.build import pooled_rows, pooled_table
+    from portability_data.tables.tableio import read_table, write_table
+
+    runs = read_table("runs", data_dir / "runs") if (data_dir / "runs").exists() else None
+    marked = pooled_rows(read_table("results", data_dir / "results"), runs)
+    write_table("pooled", pooled_table(marked), data_dir / "pooled" / "pooled.parquet")
+
+
 # Settings (source, framework, version, device, device model, mode) and table rows for report tests.
 SETTING_KEYS = ("source", "framework", "framework_version", "device", "device_model", "mode")
 T4 = ("mince2023", "torch", "1.12.0", "gpu", "T4", "eager")
