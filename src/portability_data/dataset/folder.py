@@ -110,9 +110,10 @@ TABLE_PURPOSE = {
         "runs' timings from quiet runs only (a run that measured other work on its cores is left out)."
     ),
     "pooled": (
-        "Every curated result row as the aggregate stage pooled it: failures read by the current rule "
-        "table, and for a row left out, why and which run superseded it (outcomes and latencies rest on "
-        "the others; the report reads this table instead of pooling the results again)."
+        "Every result row (curated and census, without its timings and error text) as the aggregate "
+        "stage pooled it: failures read by the current rule table, and for a row left out, why and which "
+        "run superseded it (outcomes and latencies rest on the others' curated rows; the report reads "
+        "this table instead of pooling the results again)."
     ),
     "published": "The 2023 study's numbers as printed (source mince2023-published), one row per value.",
     "reproduction": "Every printed number of the study beside ours from its raw data: equal or not, and why.",
