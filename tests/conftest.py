@@ -206,6 +206,8 @@ def example_rows() -> dict[str, list[dict]]:
     """One valid row per table (two for results), for tests that need a whole dataset folder."""
     import datetime as dt
 
+    from portability_data.tables.contracts import TABLES
+
     result = {
         "run_id": "torch-cpu-eager-1",
         "source": "portability",
@@ -375,6 +377,18 @@ def example_rows() -> dict[str, list[dict]]:
                 "ratio": None,
             }
         ],
+        "pooled": [
+            {
+                **{
+                    name: result.get(name)
+                    for name in TABLES["pooled"].names
+                    if name in TABLES["results"].names
+                },
+                "failure_reread": False,
+                "superseded_reason": None,
+                "superseded_by": None,
+            }
+        ],
         "published": [published],
         "reproduction": [
             {
@@ -502,6 +516,17 @@ def write_example_dataset(data_dir: Path) -> None:
     build_dataset(
         data_dir, REPO_ROOT / "DATASET_CARD.md", {"version": "0.1.0", "namespace": "portability-bench"}
     )
+
+
+def write_pooled(data_dir: Path) -> None:
+    """The `pooled` table the aggregate stage writes, from data_dir's results (and runs) shards:
+    what the report reads of the rows."""
+    from portability_data.pipeline.aggregate.build import pooled_rows, pooled_table
+    from portability_data.tables.tableio import read_table, write_table
+
+    runs = read_table("runs", data_dir / "runs") if (data_dir / "runs").exists() else None
+    marked = pooled_rows(read_table("results", data_dir / "results"), runs)
+    write_table("pooled", pooled_table(marked), data_dir / "pooled" / "pooled.parquet")
 
 
 # Settings (source, framework, version, device, device model, mode) and table rows for report tests.

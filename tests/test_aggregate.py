@@ -11,6 +11,7 @@ import pytest
 from portability_data.pipeline.aggregate.build import (
     REREAD,
     aggregate,
+    pooled_rows,
     quiet_load_max,
     reclassify_failures,
     run_aggregate,
@@ -378,12 +379,15 @@ def test_run_aggregate_reads_shards_and_writes_both_tables(tmp_path: Path) -> No
         ]
     )
     write_table("runs", runs, tmp_path / "runs" / "portability" / "runs.parquet")
-    outcomes_path, latencies_path = run_aggregate(
+    outcomes_path, latencies_path, pooled_path = run_aggregate(
         tmp_path / "results",
         tmp_path / "runs",
         tmp_path / "outcomes",
         tmp_path / "latencies" / "latencies.parquet",
+        tmp_path / "pooled",
     )
+    pooled = read_table("pooled", pooled_path)  # every row, none superseded (one run per setting)
+    assert len(pooled) == len(results) and pooled["superseded_reason"].isna().all()
     outcomes = read_table("outcomes", outcomes_path)
     latencies = read_table("latencies", latencies_path)
     assert outcomes_path == tmp_path / "outcomes" / "outcomes.parquet"
@@ -571,6 +575,13 @@ def test_newest_harness_and_case_files_supersede_older_runs() -> None:
     assert set(superseded["superseded_by"]) == {"new"}
     outcomes, _ = aggregate(results, runs.assign(repeats=1))
     assert set(outcomes["outcome"]) == {"success"}
+    marked = pooled_rows(results, runs)  # the `pooled` table: every row, the superseded ones marked
+    assert len(marked) == len(results)
+    assert dict(zip(marked["run_id"], marked["superseded_reason"].fillna("pooled"))) == {
+        **reasons,
+        "new": "pooled",
+        "subset": "pooled",
+    }
 
 
 def test_study_runs_without_digests_are_pooled_as_they_are() -> None:

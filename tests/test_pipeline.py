@@ -82,13 +82,13 @@ def test_a_shard_from_another_machine_is_aggregated_without_rerunning(repo_copy:
 def test_the_committed_outcomes_are_what_aggregation_makes_of_the_committed_shards(tmp_path: Path) -> None:
     """The derived tables are never taken on trust: a pull request that adds a hardware run commits
     its shards and what `dvc repro` made of them (CONTRIBUTING, issue 22), and CI derives the
-    outcomes and latencies again from every committed shard and compares them with the committed
+    outcomes, latencies and pooled rows again from every committed shard and compares them with the committed
     ones, so an outcome edited by hand (with a dvc.lock to match) cannot pass as measured. Both
     sides are the committed files (a copy): this machine's untracked shards are in neither."""
     from portability_data.tables.tableio import read_table
 
     repo = copy_repository(tmp_path / "repo")
-    derived = {name: tmp_path / f"{name}.parquet" for name in ("outcomes", "latencies")}
+    derived = {name: tmp_path / f"{name}.parquet" for name in ("outcomes", "latencies", "pooled")}
     _sh(
         [
             "portability",
@@ -97,6 +97,8 @@ def test_the_committed_outcomes_are_what_aggregation_makes_of_the_committed_shar
             str(derived["outcomes"]),
             "--latencies",
             str(derived["latencies"]),
+            "--pooled",
+            str(derived["pooled"]),
         ],
         repo,
     )

@@ -14,7 +14,7 @@ from portability_data.report.build import build, run_report
 from portability_data.report.inputs import load_inputs
 from portability_data.tables.tableio import write_table
 from tests.conftest import SETTING_KEYS as KEYS
-from tests.conftest import STUDY_CPU, T4, V3
+from tests.conftest import STUDY_CPU, T4, V3, write_pooled
 from tests.conftest import latency_row as _latency
 from tests.conftest import outcome_row as _outcome
 
@@ -125,6 +125,7 @@ def make_data(root: Path, *, cases: bool = True, results: bool = True) -> Path:
             _result(T4, "torch.f3", "failed", "harness", "test_b"),
         ]
         write_table("results", pd.DataFrame(rows), root / "results" / "mince2023" / "shard.parquet")
+        write_pooled(root)
     if cases:
         case = {
             "case_id": "torch.f4",
@@ -330,7 +331,7 @@ def test_report_on_the_study_data(tmp_path: Path) -> None:
     what aggregation makes of the committed shards, so they are not aggregated again here)."""
     data = tmp_path / "data"
     data.mkdir()
-    for name in ("outcomes", "latencies", "samples", "results"):
+    for name in ("outcomes", "latencies", "samples", "pooled"):
         (data / name).symlink_to(REPO_ROOT / "data" / name)
     out = tmp_path / "reports"
     run_report(data, out, out / "metrics.json")
@@ -428,6 +429,7 @@ def test_failing_rows_are_read_with_the_current_rules(tmp_path: Path) -> None:
     study = {**rows[0], "source": "mince2023", "run_id": "study", "mode": "eager", "execution": None}
     write_table("results", pd.DataFrame(rows), tmp_path / "results" / "portability" / "shard.parquet")
     write_table("results", pd.DataFrame([study]), tmp_path / "results" / "mince2023" / "shard.parquet")
+    write_pooled(tmp_path)
     inputs = load_inputs(tmp_path)
     results = inputs.results.set_index(["source", "case_id"])
     assert results.loc[("portability", "tensorflow.a"), "failure_rule"] == "tf_function_variable_creation"
@@ -499,7 +501,8 @@ def test_compiler_reach_over_all_and_routable_cases() -> None:
     assert compiler_reach(how_runs_ran(results, None, None)[0]).empty
 
 
-def test_the_report_pools_quiet_runs_as_aggregate_does() -> None:
+def test_the_report_shows_the_quiet_runs_aggregate_pooled() -> None:
+    from portability_data.pipeline.aggregate.build import pooled_rows
     from portability_data.report.outcomes import how_runs_ran
 
     rows = [
@@ -524,7 +527,7 @@ def test_the_report_pools_quiet_runs_as_aggregate_does() -> None:
             for run_id, day, load in (("quiet", "2026-03-01", 1.2), ("busy", "2026-03-02", 2.6))
         ]
     )
-    executions, superseded = how_runs_ran(pd.DataFrame(rows), runs, quiet_load_max=1.5)
+    executions, superseded = how_runs_ran(pooled_rows(pd.DataFrame(rows), runs, quiet_load_max=1.5), runs)
     assert list(superseded["run_id"]) == ["busy"] and list(superseded["superseded_by"]) == ["quiet"]
     assert (
         superseded["reason"].iloc[0]
@@ -532,11 +535,11 @@ def test_the_report_pools_quiet_runs_as_aggregate_does() -> None:
     )
     assert (executions["n_subtests"].iloc[0], executions["host_load_max"].iloc[0]) == (1, 1.2)
     assert executions["host_other_cpu_max"].isna().all()  # neither run measured it (before schema 6)
-    _, off = how_runs_ran(pd.DataFrame(rows), runs, quiet_load_max=None)
+    _, off = how_runs_ran(pooled_rows(pd.DataFrame(rows), runs, quiet_load_max=None), runs)
     assert off.empty
     # with the other work measured (schema 6), it decides and the table shows it
     runs["host_other_cpu_max"] = [0.9, 0.05]
-    executions, superseded = how_runs_ran(pd.DataFrame(rows), runs, quiet_load_max=1.5)
+    executions, superseded = how_runs_ran(pooled_rows(pd.DataFrame(rows), runs, quiet_load_max=1.5), runs)
     assert list(superseded["run_id"]) == ["quiet"] and list(superseded["superseded_by"]) == ["busy"]
     assert executions["host_other_cpu_max"].iloc[0] == 0.05
 

@@ -264,7 +264,7 @@ def test_a_repeat_the_harness_failed_does_not_fail_its_subtest(tmp_path: Path) -
     lacked ml_dtypes (an environment gap, category "other" when it ran, the harness's by the current
     rules); in the second the pair passed. Read as aggregation reads it, the subtest passed."""
     from portability_data.tables.tableio import write_table
-    from tests.conftest import example_rows
+    from tests.conftest import example_rows, write_pooled
 
     base = {**example_rows()["results"][0], "device": "xla", "device_model": "XLA CPU (PJRT)"}
     base |= {"case_id": "torch.census.numpy.abs", "function": "torch.abs"}
@@ -276,6 +276,7 @@ def test_a_repeat_the_harness_failed_does_not_fail_its_subtest(tmp_path: Path) -
     for row in (gap, measured):
         shard = tmp_path / "results" / "portability" / f"{row['run_id']}.parquet"
         write_table("results", pd.DataFrame([row]), shard)
+    write_pooled(tmp_path)
     rows = xla_rows(tmp_path)
     assert rows.set_index("run_id").loc["torch-xla-eager-census-1", "failure_category"] == "harness"
     summary = setting_summary(rows).iloc[0]

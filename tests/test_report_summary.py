@@ -18,7 +18,7 @@ from portability_data.report.render import heading_anchor
 from portability_data.report.summary import SUMMARY_MAX_LINES
 from portability_data.tables.tableio import write_table
 from tests.conftest import SETTING_KEYS as KEYS
-from tests.conftest import STUDY_CPU, T4, V3, example_rows, outcome_row
+from tests.conftest import STUDY_CPU, T4, V3, example_rows, outcome_row, write_pooled
 from tests.conftest import latency_row as _latency
 
 OURS = ("portability", "torch", "2.13.0", "cpu", "EPYC", "eager")
@@ -125,6 +125,7 @@ def make_data(root: Path, *, local: bool = True) -> Path:
     write_table(
         "runs", pd.DataFrame([_run("old", "h-old", 1)]), root / "runs" / "portability" / "old.parquet"
     )
+    write_pooled(root)
     return root
 
 

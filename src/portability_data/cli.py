@@ -405,11 +405,8 @@ COMMANDS: tuple[Command, ...] = (
             "cases table: functions removed from the API become unavailable (default: %(default)s)",
         ),
         path_arg("--outcomes", table_path("outcomes"), "outcomes table to write (default: %(default)s)"),
-        path_arg(
-            "--latencies",
-            table_path("latencies"),
-            "latencies table to write (default: %(default)s)",
-        ),
+        path_arg("--latencies", table_path("latencies"), "latencies table to write (default: %(default)s)"),
+        path_arg("--pooled", table_path("pooled"), "the rows as pooled, to write (default: %(default)s)"),
         flag("--quarantine", "leave bad shards out (default: stop on them)"),
     ),
     command(

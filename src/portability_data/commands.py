@@ -490,6 +490,7 @@ def cmd_aggregate(args: argparse.Namespace) -> None:
         args.runs,
         args.outcomes,
         args.latencies,
+        args.pooled,
         cases_path=args.cases,
         quarantine=args.quarantine,
     )

@@ -23,6 +23,7 @@ CONFIG_FILES: dict[str, str] = {
     "runs": "runs/**/*.parquet",
     "outcomes": "outcomes/*.parquet",
     "latencies": "latencies/*.parquet",
+    "pooled": "pooled/*.parquet",
     "published": "published/*.parquet",
     "reproduction": "reproduction/*.parquet",
     "declared": "declared/*.parquet",
@@ -107,6 +108,12 @@ TABLE_PURPOSE = {
     "latencies": (
         "Per function x device (x reference device): the study's latency, median, spread, ratio; our "
         "runs' timings from quiet runs only (a run that measured other work on its cores is left out)."
+    ),
+    "pooled": (
+        "Every result row (curated and census, without its timings and error text) as the aggregate "
+        "stage pooled it: failures read by the current rule table, and for a row left out, why and which "
+        "run superseded it (outcomes and latencies rest on the others' curated rows; the report reads "
+        "this table instead of pooling the results again)."
     ),
     "published": "The 2023 study's numbers as printed (source mince2023-published), one row per value.",
     "reproduction": "Every printed number of the study beside ours from its raw data: equal or not, and why.",

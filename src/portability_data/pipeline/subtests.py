@@ -135,13 +135,31 @@ PARTIAL_BESIDE_COMPLETE = (
 PARTIAL_BESIDE_NEWER = "closed partial beside a newer run of the same code"
 
 
+SUPERSEDED_REASON, SUPERSEDED_BY = "superseded_reason", "superseded_by"  # marked_supersession's columns
+
+
 def supersede(
     results: pd.DataFrame, runs: pd.DataFrame | None, *, quiet_load_max: float | None = None
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """(results to pool, superseded runs). Per setting and case, the newest run that ran the case
-    (runs.started_at) fixes the harness digest and the case's digest; rows of that case from runs
-    made with another harness or other case files are superseded, and so are all rows of runs
-    without digests (made before runs recorded them) in a setting where a run has them. Settings
+    """(results to pool, superseded runs): marked_supersession's rows left unmarked, without the
+    marks, and its superseded table."""
+    marked, superseded = marked_supersession(results, runs, quiet_load_max=quiet_load_max)
+    if not len(results):
+        return results, superseded
+    return results[marked[SUPERSEDED_REASON].isna().to_numpy()].reset_index(drop=True), superseded
+
+
+def marked_supersession(
+    results: pd.DataFrame, runs: pd.DataFrame | None, *, quiet_load_max: float | None = None
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(every row of results with columns SUPERSEDED_REASON and SUPERSEDED_BY: null for a row that
+    is pooled, else why and which run superseded it; superseded runs). The aggregate stage writes
+    the marked rows (table `pooled`), so readers pool as it pools without pooling again.
+
+    Per setting and case, the newest run that ran the case (runs.started_at) fixes the harness
+    digest and the case's digest; rows of that case from runs made with another harness or other
+    case files are superseded, and so are all rows of runs without digests (made before runs
+    recorded them) in a setting where a run has them. Settings
     where no run has digests (the study's) are pooled as they are. The superseded table has one
     row per run: run_id, setting, superseded rows, reason, the run that superseded it.
 
@@ -159,8 +177,9 @@ def supersede(
     (complete_runs_of_same_code), else by the newest run of the same code that measured the case
     again (a re-measure meant to replace it)."""
     columns = ["run_id", *SETTING, "n_rows", "reason", "superseded_by"]
+    unmarked = results.assign(**{SUPERSEDED_REASON: None, SUPERSEDED_BY: None})
     if runs is None or not len(runs) or "harness_digest" not in runs or not len(results):
-        return results, pd.DataFrame(columns=columns)
+        return unmarked, pd.DataFrame(columns=columns)
     facts: dict[str, dict[str, Any]] = {}
     for record in plain_frame(runs).to_dict("records"):
         digests = record.get("case_digests")
@@ -191,23 +210,24 @@ def supersede(
     # a newer partial re-measure (contended) and the older partial (quiet) would supersede each other
     partial = partial_runs_given_way(pairs, facts, newest)
     contended = contended_runs(pairs - set(partial), facts, newest, quiet_load_max)
-    keep, dropped = [], Counter()
+    marks: list[tuple[str, str] | None] = []
+    dropped: Counter[str] = Counter()
     reasons: dict[str, tuple[str, str]] = {}
     for run_id, case_id in zip(run_ids, case_ids):
         fact = facts.get(run_id)
         if fact is None or fact["setting"] not in settings_with_digests:
-            keep.append(True)
+            marks.append(None)
             continue
         best = newest.get((fact["setting"], case_id))
         if best is None:
-            keep.append(True)
+            marks.append(None)
             continue
         if (run_id, case_id) in partial:
             reason, by = partial[run_id, case_id]
         elif (run_id, case_id) in contended:  # the same code as the newest run (maybe the newest itself)
             reason, by = contended[run_id, case_id]
         elif best[1] == run_id:
-            keep.append(True)
+            marks.append(None)
             continue
         elif fact["harness"] is None:
             reason, by = "made before runs recorded harness and case digests", best[1]
@@ -216,9 +236,9 @@ def supersede(
         elif fact["cases"].get(case_id) != best[3]:
             reason, by = "older case files", best[1]
         else:
-            keep.append(True)
+            marks.append(None)
             continue
-        keep.append(False)
+        marks.append((reason, by))
         dropped[run_id] += 1
         reasons.setdefault(run_id, (reason, by))
     superseded = pd.DataFrame(
@@ -234,7 +254,13 @@ def supersede(
         ],
         columns=columns,
     )
-    return results[keep].reset_index(drop=True), superseded
+    marked = results.assign(
+        **{
+            SUPERSEDED_REASON: [None if m is None else m[0] for m in marks],
+            SUPERSEDED_BY: [None if m is None else m[1] for m in marks],
+        }
+    )
+    return marked, superseded
 
 
 def newest_of_same_code(

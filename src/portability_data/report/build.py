@@ -24,7 +24,6 @@ from portability_data.pipeline.aggregate.build import (
     quiet_load_max,
     ratio_shares,
     summary_tables,
-    supersede,
 )
 from portability_data.pipeline.aggregate.quiet import BASIS_COLUMNS, latency_basis
 from portability_data.report.data_sections import data_sections, finish_aside, start_aside
@@ -44,6 +43,7 @@ from portability_data.report.inputs import (
     in_reading_order,
     known_rows,
     load_inputs,
+    pooled_and_superseded,
     primary_models,
     slug,
     with_setting,
@@ -157,13 +157,13 @@ def _plot_csvs(tables: dict[str, pd.DataFrame]) -> dict[str, pd.DataFrame]:
 
 
 def quiet_repeats(inputs: Inputs, pooled: pd.DataFrame | None = None) -> pd.DataFrame:
-    """Per setting of our pooled runs (`pooled`: supersede's rows, else pooled here): the quiet
+    """Per setting of our pooled runs (`pooled`: pooled_and_superseded's rows, else read here): the quiet
     repeats its latencies rest on (pipeline/aggregate/quiet.py), with the then/now key (now_key, now_version)
     the headline joins on."""
     if inputs.results is None or inputs.results.empty:
         return pd.DataFrame(columns=[*BASIS_COLUMNS, "now_key", "now_version"])
     if pooled is None:
-        pooled, _ = supersede(inputs.results, inputs.runs, quiet_load_max=inputs.quiet_load_max)
+        pooled, _ = pooled_and_superseded(inputs.results)
     ours = pooled[pooled["source"] != STUDY]  # the study's runs recorded no load: all unmeasured
     basis = latency_basis(ours, inputs.runs, inputs.quiet_load_max)
     basis["now_key"] = [
@@ -209,11 +209,11 @@ def build(
         "modes": modes,
         "mode_summary": mode_summary(modes),
     }
-    pooled = None  # supersede once: the execution table and the quiet repeats pool the same rows
+    pooled = None  # split once: the execution table and the quiet repeats read the same pooled rows
     if inputs.results is not None and not inputs.results.empty:
-        pooled = supersede(inputs.results, inputs.runs, quiet_load_max=inputs.quiet_load_max)
+        pooled = pooled_and_superseded(inputs.results)
     tables["executions"], tables["superseded"] = how_runs_ran(
-        inputs.results, inputs.runs, inputs.cases, quiet_load_max=inputs.quiet_load_max, pooled=pooled
+        inputs.results, inputs.runs, inputs.cases, pooled=pooled
     )
     tables["compiler_reach"] = compiler_reach(tables["executions"])
     tables["summary_failing"] = failing_summary(outcomes, primary)

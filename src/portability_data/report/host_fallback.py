@@ -16,9 +16,8 @@ from typing import Any
 
 import pandas as pd
 
-from portability_data.pipeline.failure_reading import reclassify_failures
 from portability_data.pipeline.frames import plain_frame
-from portability_data.pipeline.subtests import Subtest, supersede
+from portability_data.pipeline.subtests import Subtest
 from portability_data.report.inputs import FAILING as FAILING_FUNCTION_OUTCOMES
 from portability_data.report.inputs import setting_label
 from portability_data.report.render import Section
@@ -54,18 +53,18 @@ def _beyond_reads(ops: Any) -> bool:
 
 
 def xla_rows(data_dir: Path) -> pd.DataFrame:
-    """Our results rows on an XLA device, pooled and with failures read by the current rules, as
-    aggregation pools and reads them (newest harness and case files per setting and case; a
-    failure the rules put on the harness does not fail its subtest); empty when there are none."""
-    if not (data_dir / "results").exists():
+    """Our results rows on an XLA device as the aggregate stage pooled them and read their failures
+    (the `pooled` table: newest harness and case files per setting and case, quiet runs preferred;
+    a failure the rules put on the harness does not fail its subtest); empty when there are none."""
+    if not (data_dir / "pooled").exists():
         return pd.DataFrame()
-    results = read_table("results", data_dir / "results")
-    results = results[results["device"].isin(XLA_DEVICES) & (results["source"] != "mince2023")]
-    if results.empty:
+    rows = read_table("pooled", data_dir / "pooled")
+    rows = rows[
+        rows["device"].isin(XLA_DEVICES) & (rows["source"] != "mince2023") & rows["superseded_reason"].isna()
+    ]
+    if rows.empty:
         return pd.DataFrame()
-    runs = read_table("runs", data_dir / "runs") if (data_dir / "runs").exists() else None
-    pooled, _ = supersede(results.reset_index(drop=True), runs)
-    return plain_frame(reclassify_failures(pooled))
+    return plain_frame(rows.drop(columns=["superseded_reason", "superseded_by"]).reset_index(drop=True))
 
 
 def _counted(frame: pd.DataFrame) -> pd.Series:

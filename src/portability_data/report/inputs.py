@@ -19,12 +19,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from portability_data.pipeline.aggregate.build import (
-    DEFAULT_QUIET_LOAD_MAX,
-    plain_frame,
-    reclassify_failures,
-    without_census,
-)
+from portability_data.pipeline.aggregate.build import DEFAULT_QUIET_LOAD_MAX, plain_frame
+from portability_data.tables.contracts import is_census_case
 from portability_data.tables.tableio import read_table
 
 STUDY = "mince2023"
@@ -52,36 +48,42 @@ class Inputs:
     census: frozenset[tuple[str, str]] = frozenset()  # (framework, function) of the support matrix
 
 
+# The columns of the pooled table the report's `results` keep (the host fallback columns: its section).
+RESULT_COLUMNS = [
+    *SETTING_KEYS,
+    "function",
+    "outcome",
+    "failure_category",
+    "run_id",
+    "case_id",
+    "subtest",
+    "execution",
+    "graph_breaks",
+    "confirmation",
+    "failure_rule",
+    "failure_subcategory",
+    "failure_reread",
+    "superseded_reason",
+    "superseded_by",
+]
+
+
 def load_inputs(data_dir: Path, *, quiet_load_max: float | None = DEFAULT_QUIET_LOAD_MAX) -> Inputs:
-    """Read what the report needs from data_dir; results and cases are optional. Failing result
-    rows are read with the current rule table, as the aggregate stage reads them (the rows whose
-    reading changed are marked: aggregate.reclassify_failures), so the report's unclassified share
-    follows the rules of today while the shards keep the run-time reading."""
+    """Read what the report needs from data_dir; results (the curated rows of the `pooled` table)
+    and cases are optional. The pooled table has the failing rows read with the current rule table
+    and each row's supersession marked, as the aggregate stage read and pooled them, so the
+    report's unclassified share follows the rules of today while the shards keep the run-time
+    reading, and the report pools nothing again (`pooled_and_superseded`)."""
     outcomes = plain_frame(read_table("outcomes", data_dir / "outcomes"))
     latencies = plain_frame(read_table("latencies", data_dir / "latencies"))
     samples = plain_frame(read_table("samples", data_dir / "samples"))
     results = None
-    if (data_dir / "results").exists():
-        frame = read_table("results", data_dir / "results")
-        keep = [
-            *SETTING_KEYS,
-            "function",
-            "outcome",
-            "failure_category",
-            "run_id",
-            "case_id",
-            "subtest",
-            "execution",
-            "graph_breaks",
-            "confirmation",
-            "failure_rule",
-            "failure_subcategory",
-            "error_type",
-            "error_message",
-        ]
-        curated = without_census(frame)[[c for c in keep if c in frame.columns]]  # the census: own section
-        reread = reclassify_failures(curated).drop(columns=["error_type", "error_message"], errors="ignore")
-        results = plain_frame(reread)
+    if (data_dir / "pooled").exists():
+        frame = read_table("pooled", data_dir / "pooled")
+        curated = frame[[not is_census_case(case_id) for case_id in frame["case_id"]]]  # census: own section
+        results = plain_frame(
+            curated[[c for c in RESULT_COLUMNS if c in frame.columns]].reset_index(drop=True)
+        )
     cases_path = data_dir / "cases" / "cases.parquet"
     cases = plain_frame(read_table("cases", cases_path)) if cases_path.exists() else None
     runs = plain_frame(read_table("runs", data_dir / "runs")) if (data_dir / "runs").exists() else None
@@ -93,6 +95,32 @@ def load_inputs(data_dir: Path, *, quiet_load_max: float | None = DEFAULT_QUIET_
         names = pq.read_table(matrix_path, columns=["framework", "function"]).to_pydict()
         census = frozenset(zip(names["framework"], names["function"]))
     return Inputs(outcomes, latencies, results, samples, cases, runs, quiet_load_max, census)
+
+
+def pooled_and_superseded(results: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(the rows aggregate pooled, without the marks; superseded runs: one row per run with its
+    setting, superseded rows, the first row's reason and the run that superseded it), read from the
+    pooled table's marks (superseded_reason, superseded_by) as subtests.supersede reports them."""
+    columns = ["run_id", *SETTING_KEYS, "n_rows", "reason", "superseded_by"]
+    marks = ["superseded_reason", "superseded_by"]
+    if "superseded_reason" not in results:
+        return results, pd.DataFrame(columns=columns)
+    left_out = results["superseded_reason"].notna()
+    pooled = results[~left_out].drop(columns=marks).reset_index(drop=True)
+    dropped = results[left_out]
+    if dropped.empty:
+        return pooled, pd.DataFrame(columns=columns)
+    by_run = dropped.groupby("run_id", sort=True)
+    superseded = (
+        by_run[SETTING_KEYS]
+        .first()
+        .assign(
+            n_rows=by_run.size(),
+            reason=by_run["superseded_reason"].first(),
+            superseded_by=by_run["superseded_by"].first(),
+        )
+    )
+    return pooled, superseded.reset_index()[columns]
 
 
 def model_label(device: str, model: str) -> str:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from portability_data.pipeline.aggregate.build import DEFAULT_QUIET_LOAD_MAX, REREAD, supersede
+from portability_data.pipeline.aggregate.build import REREAD
 from portability_data.pipeline.aggregate.summaries import outcomes_per_sample
 from portability_data.report.inputs import (
     BUCKET_ORDER,
@@ -17,6 +17,7 @@ from portability_data.report.inputs import (
     canonical_function,
     in_reading_order,
     is_primary,
+    pooled_and_superseded,
     setting_order,
     with_setting,
 )
@@ -28,18 +29,18 @@ def how_runs_ran(
     runs: pd.DataFrame | None,
     cases: pd.DataFrame | None = None,
     *,
-    quiet_load_max: float | None = DEFAULT_QUIET_LOAD_MAX,
     pooled: tuple[pd.DataFrame, pd.DataFrame] | None = None,
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """(execution counts, superseded runs). Per setting of the pooled (not superseded, quiet runs
-    preferred) runs that record it: subtests by how they executed, the share of compiled-mode cases
-    whose function under test really compiled, order-dependent subtests, the share of failing rows
+    preferred: the `pooled` table's marks, as aggregate pooled) runs that record it: subtests by how
+    they executed, the share of compiled-mode cases whose function under test really compiled,
+    order-dependent subtests, the share of failing rows
     no rule classified and how many failing rows the current rule table read differently than the
     run did (column failure_reread: aggregate.reclassify_failures); the largest host load average
     seen while they ran (the run's own worker adds about 1: above 1.5 other work competed for the
     cores). A subtest counts under the least compiled of its rows. Compiled settings also get the
-    compiler's reach over the cases table (`compiler_reach_counts`). `pooled`: supersede's answer
-    for these results, runs and quiet_load_max where the caller has it (the report pools once)."""
+    compiler's reach over the cases table (`compiler_reach_counts`). `pooled`:
+    pooled_and_superseded's answer for these results where the caller has it (split once)."""
     columns = [
         *SETTING_KEYS,
         "n_cases",
@@ -60,7 +61,7 @@ def how_runs_ran(
     ]
     if results is None or results.empty or "execution" not in results:
         return pd.DataFrame(columns=columns), pd.DataFrame()
-    pooled, superseded = pooled or supersede(results, runs, quiet_load_max=quiet_load_max)
+    pooled, superseded = pooled or pooled_and_superseded(results)
     kept = pooled[pooled["execution"].notna()]
     by_setting = dict(iter(pooled.groupby(SETTING_KEYS)))
     load_of, other_of = run_host_load(runs), run_host_load(runs, "host_other_cpu_max")

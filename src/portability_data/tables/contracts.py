@@ -10,6 +10,7 @@ derives the pandera models from the same records.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import pyarrow as pa
@@ -357,6 +358,34 @@ RUNS_RECORD = Table(
     ),
 )
 
+# The columns of `results` the pooled table keeps (the report reads nothing else of the rows: not the
+# timings, which the latencies hold, nor the error messages, read already into the failure columns).
+_POOLED_FROM_RESULTS = (
+    "source", "framework", "framework_version", "device", "device_model", "mode", "function", "outcome",
+    "failure_category", "run_id", "case_id", "subtest", "execution", "graph_breaks", "confirmation",
+    "failure_rule", "failure_subcategory", "host_fallback_ops", "host_fallback_calls", "device_compiles",
+    "device_compiles_timed",
+)  # fmt: skip
+_RESULTS_COLUMNS = {column.name: column for column in RESULTS_RECORD.columns}
+
+POOLED_RECORD = Table(
+    "pooled",
+    "Every result row as the aggregate stage reads it: failures re-read by the current rules, and "
+    "whether supersession pooled it (written once, so no reader pools again).",
+    (
+        *(replace(_RESULTS_COLUMNS[name], since=None) for name in _POOLED_FROM_RESULTS),
+        _col("failure_reread", BOOL, False, "the current rule table reads this failing row differently"),
+        _col(
+            "superseded_reason",
+            _str,
+            True,
+            "why supersession left the row out of the pool (null: pooled)",
+            min_length=1,
+        ),
+        _col("superseded_by", _str, True, "run that superseded the row's run", matches=IDENTIFIER),
+    ),
+)
+
 # Every table's record, in the order the card and the schema exports list them.
 RECORDS: dict[str, Table] = {
     table.name: table
@@ -369,6 +398,7 @@ RECORDS: dict[str, Table] = {
         RUNS_RECORD,
         aggregate_contracts.OUTCOMES_RECORD,
         aggregate_contracts.LATENCIES_RECORD,
+        POOLED_RECORD,
         aggregate_contracts.PUBLISHED_RECORD,
         aggregate_contracts.REPRODUCTION_RECORD,
         census_contracts.DECLARED_RECORD,

@@ -22,6 +22,7 @@ TABLE_PATHS: dict[str, str] = {
     "runs": "data/runs",
     "outcomes": "data/outcomes/outcomes.parquet",
     "latencies": "data/latencies/latencies.parquet",
+    "pooled": "data/pooled/pooled.parquet",
     "published": "data/published",
     "reproduction": "data/reproduction/reproduction.parquet",
     "support_matrix": "data/census/support_matrix.parquet",

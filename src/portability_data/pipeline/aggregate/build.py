@@ -108,8 +108,15 @@ from portability_data.pipeline.aggregate.quiet import (
 from portability_data.pipeline.aggregate.summaries import PAIR_KEYS, ratio_shares, summary_tables, to_markdown
 from portability_data.pipeline.failure_reading import REREAD, STUDY_SOURCE, reclassify_failures
 from portability_data.pipeline.frames import column_values, plain_frame
-from portability_data.pipeline.subtests import collect_subtests, repeats_per_run, supersede
-from portability_data.tables.contracts import is_census_case
+from portability_data.pipeline.subtests import (
+    SUPERSEDED_BY,
+    SUPERSEDED_REASON,
+    collect_subtests,
+    marked_supersession,
+    repeats_per_run,
+    supersede,
+)
+from portability_data.tables.contracts import TABLES, is_census_case
 
 __all__ = [
     "DEFAULT_QUIET_LOAD_MAX",
@@ -117,6 +124,7 @@ __all__ = [
     "REREAD",
     "aggregate",
     "plain_frame",
+    "pooled_rows",
     "quiet_load_max",
     "ratio_shares",
     "reclassify_failures",
@@ -172,6 +180,26 @@ def without_orphans(results: pd.DataFrame, cases: pd.DataFrame | None) -> pd.Dat
     return results[[not o for o in orphan]].reset_index(drop=True)
 
 
+def pooled_rows(
+    results: pd.DataFrame, runs: pd.DataFrame | None, *, quiet_load_max: float | None = DEFAULT_QUIET_LOAD_MAX
+) -> pd.DataFrame:
+    """Every row with its failure read by the current rules and its supersession marked
+    (subtests.marked_supersession), census rows and the rows of cases no longer in the cases table
+    included (the report reads both). The `pooled` table is these rows in its columns; aggregate
+    pools the unmarked curated ones that still have a case. Supersession is decided per setting and
+    case, so the census' and the orphans' rows decide nothing for the others."""
+    reread = reclassify_failures(results.reset_index(drop=True))
+    _log_rereads(without_census(reread))
+    marked, _ = marked_supersession(reread, runs, quiet_load_max=quiet_load_max)
+    return marked
+
+
+def pooled_table(marked: pd.DataFrame) -> pd.DataFrame:
+    """pooled_rows' rows in the `pooled` table's columns (the list column as objects: tableio
+    converts an Arrow-backed list column with nulls badly)."""
+    return marked[list(TABLES["pooled"].names)].astype({"host_fallback_ops": object})
+
+
 def aggregate(
     results: pd.DataFrame,
     runs: pd.DataFrame | None = None,
@@ -185,9 +213,17 @@ def aggregate(
     with the quiet-run threshold; None: off) and the timings of contended runs are left out of the
     latencies (`quiet`). Census rows are not the study's kind of measurement
     (its sample, its outcome per function): they go to the support matrix instead."""
-    results = reclassify_failures(without_orphans(without_census(results), cases))
-    _log_rereads(results)
-    results, _ = supersede(results, runs, quiet_load_max=quiet_load_max)
+    return aggregate_marked(
+        pooled_rows(results, runs, quiet_load_max=quiet_load_max), runs, cases, quiet_load_max
+    )
+
+
+def aggregate_marked(
+    marked: pd.DataFrame, runs: pd.DataFrame | None, cases: pd.DataFrame | None, quiet_load_max: float | None
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """aggregate's (outcomes, latencies) from pooled_rows' marked rows."""
+    pooled = marked[marked[SUPERSEDED_REASON].isna()].drop(columns=[SUPERSEDED_REASON, SUPERSEDED_BY])
+    results = without_orphans(without_census(pooled).reset_index(drop=True), cases).reset_index(drop=True)
     groups = collect_subtests(results)
     unavailable = unavailable_from_results(results)
     if cases is not None and runs is not None and len(cases):
@@ -212,13 +248,15 @@ def run_aggregate(
     runs_dir: Path,
     outcomes_out: Path,
     latencies_out: Path,
+    pooled_out: Path,
     *,
     cases_path: Path | None = None,
     quarantine: bool = False,
     params_path: Path = Path("params.yaml"),
-) -> tuple[Path, Path]:
+) -> tuple[Path, Path, Path]:
     """The pipeline stage: read every results shard and runs row (and the cases table where it
-    exists), aggregate with params_path's quiet-run threshold, write both tables. `quarantine`
+    exists), aggregate with params_path's quiet-run threshold, write outcomes, latencies and the
+    rows they pool (`pooled`, every curated row marked: what the report reads). `quarantine`
     leaves bad shards out (tableio's rule). An output without a .parquet suffix is taken as a
     folder (<folder>/<table>.parquet)."""
     from portability_data.tables.tableio import read_shards, read_table, write_table
@@ -229,8 +267,11 @@ def run_aggregate(
     results = shards.frame
     runs = read_table("runs", Path(runs_dir))
     cases = read_table("cases", Path(cases_path)) if cases_path and Path(cases_path).exists() else None
-    outcomes, latencies = aggregate(results, runs, cases, quiet_load_max=quiet_load_max(params_path))
+    threshold = quiet_load_max(params_path)
+    marked = pooled_rows(results, runs, quiet_load_max=threshold)
+    outcomes, latencies = aggregate_marked(marked, runs, cases, threshold)
     return (
         write_table("outcomes", outcomes, _table_file(outcomes_out, "outcomes")),
         write_table("latencies", latencies, _table_file(latencies_out, "latencies")),
+        write_table("pooled", pooled_table(marked), _table_file(pooled_out, "pooled")),
     )
