@@ -54,8 +54,10 @@ def test_every_output_persists() -> None:
         for out in spec.get(key, [])
         for path, options in out.items()
     }
-    assert len(flags) == 21  # every stage's outputs and metrics (explorer's reports/explorer since issue 54)
-    assert ("explorer", "reports/explorer") in flags
+    # every stage's outputs and metrics (explorer's reports/explorer since issue 54, aggregate's pooled
+    # table since issue 56)
+    assert len(flags) == 22
+    assert ("explorer", "reports/explorer") in flags and ("aggregate", "data/pooled/pooled.parquet") in flags
     assert [name for name, options in flags.items() if options.get("persist") is not True] == []
 
 
