@@ -76,3 +76,18 @@ def test_the_readme_quotes_the_committed_compile_cache_benchmark() -> None:
     assert f"**{result['pairs']} pairs** of JAX's eager census, no cache {median['no_cache']:.1f} s" in readme
     assert f"an empty cache {median['cold']:.1f} s, a warm one {median['warm']:.1f} s" in readme
     assert f"(warm / cold {result['warm_vs_cold']:.2f})" in readme
+
+
+def test_the_readme_quotes_the_committed_torch_census_floor_benchmark() -> None:
+    result = json.loads((RESULTS / "bench_census_floor_torch.json").read_text())
+    median = result["median_s"]
+    readme = " ".join((REPO_ROOT / "README.md").read_text().split())
+    assert (
+        f"**{result['pairs']} pairs** ({result['samples']} samples), floor {median['floor']:.1f} s" in readme
+    )
+    assert (
+        f"the runner {median['runner_jobs1']:.1f} s with one worker ({result['runner_jobs1_vs_floor']:.2f}x)"
+        in readme
+    )
+    assert f"and {median['runner_jobs2']:.1f} s with two" in readme
+    assert f"confirming its {result['runner_failed_pairs']} failing pairs" in readme
