@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import collections
 import importlib.util
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +21,7 @@ import pandas as pd
 import yaml
 
 from portability_data.pipeline.api_names import public_names
-from portability_data.pipeline.frameworks.manifest import HarvestError, manifest_document
+from portability_data.pipeline.frameworks.manifest import HarvestError, load_census_module, manifest_document
 from portability_data.runner.census_rows import census_case_id
 from portability_data.runner.nn_samples import ORACLE, SIGNATURES
 
@@ -75,20 +74,7 @@ def read_mapping(path: Path) -> dict[str, Any]:
 
 def load_test_module(path: Path) -> Any:
     """A framework's test_nn.py as a module (its ADAPTERS and `applicable`), without pytest."""
-    name = f"portability_census_nn_{path.parent.parent.name}"
-    if name in sys.modules:
-        return sys.modules[name]
-    spec = importlib.util.spec_from_file_location(name, path)
-    if spec is None or spec.loader is None:
-        raise HarvestError(f"{path}: cannot load the NN census module")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module  # dataclasses look their module up there
-    try:
-        spec.loader.exec_module(module)
-    except BaseException:
-        del sys.modules[name]
-        raise
-    return module
+    return load_census_module(path, f"portability_census_nn_{path.parent.parent.name}")
 
 
 def _installed_version(framework: str) -> str:

@@ -5,8 +5,11 @@ PyYAML only (runner/census_rows.py), so a bare device machine needs neither pand
 
 from __future__ import annotations
 
+import importlib.util
+import sys
 from collections.abc import Callable
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import yaml
@@ -17,6 +20,25 @@ from portability_data.tables.atomic import atomic_write_bytes
 
 class HarvestError(RuntimeError):
     """The manifest cannot be made (a tolerance missing for a dtype, an unknown framework)."""
+
+
+def load_census_module(path: Path, name: str) -> ModuleType:
+    """A census test module (its adapters, references, `applicable`) loaded as `name`, without
+    pytest: once per process, registered in sys.modules while it runs (dataclasses look their
+    module up there) and taken out again if it fails."""
+    if name in sys.modules:
+        return sys.modules[name]
+    spec = importlib.util.spec_from_file_location(name, path)
+    if spec is None or spec.loader is None:
+        raise HarvestError(f"{path}: cannot load it as a census module")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    try:
+        spec.loader.exec_module(module)
+    except BaseException:
+        del sys.modules[name]
+        raise
+    return module
 
 
 def manifest_document(

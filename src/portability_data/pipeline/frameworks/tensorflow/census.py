@@ -26,7 +26,6 @@ Declared support (declared.py's tf_declared_rows): the wheel's kernel registry, 
 from __future__ import annotations
 
 import collections
-import importlib.util
 import json
 import sys
 from pathlib import Path
@@ -36,7 +35,7 @@ import pandas as pd
 import yaml
 
 from portability_data.pipeline.api_names import public_names
-from portability_data.pipeline.frameworks.manifest import HarvestError, manifest_document
+from portability_data.pipeline.frameworks.manifest import HarvestError, load_census_module, manifest_document
 from portability_data.pipeline.frameworks.namesakes import Trials, accepted_kinds, namesake_census
 from portability_data.runner.census_rows import census_case_id
 from portability_data.runner.generator import KINDS
@@ -136,19 +135,8 @@ def load_mapped_module(path: Path) -> Any:
     """test_mapped.py as a module (its adapters and references), without pytest."""
     import hashlib
 
-    name = "portability_census_tf_mapped_" + hashlib.sha256(str(path.resolve()).encode()).hexdigest()[:12]
-    if name in sys.modules:
-        return sys.modules[name]
-    spec = importlib.util.spec_from_file_location(name, path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module  # dataclasses look their module up there
-    try:
-        spec.loader.exec_module(module)
-    except BaseException:
-        del sys.modules[name]
-        raise
-    return module
+    digest = hashlib.sha256(str(path.resolve()).encode()).hexdigest()[:12]
+    return load_census_module(path, f"portability_census_tf_mapped_{digest}")
 
 
 def function_groups(modules: list[str], public: frozenset[str]) -> dict[int, list[str]]:
