@@ -28,7 +28,7 @@ from typing import Any
 import pandas as pd
 
 from portability_data.pipeline import crossframework
-from portability_data.pipeline.subtests import Subtest
+from portability_data.readings.subtests import Subtest
 from portability_data.report import host_fallback as section
 from portability_data.tables.contracts import FAILING_OUTCOMES
 from portability_data.tables.tableio import read_table

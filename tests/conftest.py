@@ -412,6 +412,21 @@ def example_rows() -> dict[str, list[dict]]:
                 "evidence": None,
             }
         ],
+        "reproduction_functions": [
+            {
+                "framework": "torch",
+                "device_model": "TPU v3-8",
+                "function": "torch.argsort",
+                "in_sample": True,
+                "ours": "complete_failure",
+                "passed": 0,
+                "failed": 2,
+                "unknown": 0,
+                "harness_only": 0,
+                "printed_in_latency_tables": False,
+                "evidence": "torch.argsort: 2 of 2 subtests fail (RuntimeError x2), e.g. test_argsort",
+            }
+        ],
         "declared": [
             {
                 "framework": "torch",
@@ -510,9 +525,11 @@ def write_example_dataset(data_dir: Path) -> None:
     from portability_data.tables.tableio import write_table
 
     for table, rows in example_rows().items():
-        folder = CONFIG_FILES[table].split("/")[0]
+        pattern = CONFIG_FILES[table]
+        folder = pattern.split("/")[0]
         name = "portability/torch-cpu-eager-1.parquet" if table in ("results", "runs") else f"{table}.parquet"
-        write_table(table, pd.DataFrame(rows), data_dir / folder / name)
+        path = data_dir / pattern if "*" not in pattern else data_dir / folder / name  # a named file: there
+        write_table(table, pd.DataFrame(rows), path)
     build_dataset(
         data_dir, REPO_ROOT / "DATASET_CARD.md", {"version": "0.1.0", "namespace": "portability-bench"}
     )

@@ -9,16 +9,16 @@ import pandas as pd
 import pytest
 
 from portability_data.pipeline.aggregate.build import (
-    REREAD,
     aggregate,
     pooled_rows,
-    quiet_load_max,
     reclassify_failures,
     run_aggregate,
 )
-from portability_data.pipeline.aggregate.summaries import summary_tables, to_markdown
-from portability_data.pipeline.params import ParamsError
+from portability_data.readings.params import ParamsError
+from portability_data.readings.quiet import quiet_load_max
+from portability_data.report.summaries import summary_tables, to_markdown
 from portability_data.runner.failures import classify_failure_detail, load_rules, rules_for
+from portability_data.tables.contracts import REREAD
 from portability_data.tables.tableio import read_table, write_table
 
 DEVICE_MODELS = {"gpu": "T4", "tpu": "TPU v3-8", "cpu": "Xeon"}

@@ -9,12 +9,8 @@ import pandas as pd
 import pytest
 import yaml
 
-from portability_data.pipeline.crossframework import (
-    crossframework,
-    largest_disagreements,
-    promotion_differences,
-    run_crossframework,
-)
+from portability_data.pipeline.crossframework import crossframework, run_crossframework
+from portability_data.readings.crossframework import largest_disagreements, promotion_differences
 from portability_data.tables.tableio import read_table, write_table
 from tests.conftest import REPO_ROOT
 

@@ -10,13 +10,9 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from portability_data.pipeline.frames import plain_frame
-from portability_data.pipeline.frameworks.torch.xla import (
-    TorchXlaImportError,
-    import_torch_xla,
-    out_path,
-    split_source,
-)
+from portability_data.pipeline.frameworks.torch.xla import TorchXlaImportError, import_torch_xla, out_path
+from portability_data.readings.frames import plain_frame
+from portability_data.readings.torch_xla import split_source
 from portability_data.report.declared_xla import (
     agreement,
     allowed_pairs,

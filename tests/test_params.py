@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from portability_data.pipeline.params import ParamsError, check_params
+from portability_data.pipeline.params import check_params
+from portability_data.readings.params import ParamsError
 from tests.conftest import REPO_ROOT
 
 PARAMS = yaml.safe_load((REPO_ROOT / "params.yaml").read_text())

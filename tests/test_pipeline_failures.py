@@ -55,8 +55,8 @@ def test_every_output_persists() -> None:
         for path, options in out.items()
     }
     # every stage's outputs and metrics (explorer's reports/explorer since issue 54, aggregate's pooled
-    # table since issue 56)
-    assert len(flags) == 22
+    # table and reproduce's Table 8 functions since issue 56)
+    assert len(flags) == 23
     assert ("explorer", "reports/explorer") in flags and ("aggregate", "data/pooled/pooled.parquet") in flags
     assert [name for name, options in flags.items() if options.get("persist") is not True] == []
 

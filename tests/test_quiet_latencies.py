@@ -6,7 +6,7 @@ from __future__ import annotations
 import pandas as pd
 
 from portability_data.pipeline.aggregate.build import aggregate
-from portability_data.pipeline.aggregate.quiet import (
+from portability_data.readings.quiet import (
     NONE_QUIET,
     QUIET,
     UNMEASURED,

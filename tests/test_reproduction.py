@@ -13,9 +13,10 @@ import pytest
 
 from portability_data.pipeline.aggregate.build import aggregate
 from portability_data.pipeline.published import PublishedImportError, build_published
-from portability_data.pipeline.reproduce.build import equal_counts, reproduce
+from portability_data.pipeline.reproduce.build import reproduce
 from portability_data.pipeline.reproduce.study import study_data
 from portability_data.pipeline.reproduce.values import equal_at_precision, round_printed
+from portability_data.readings.reproduction import equal_counts
 from portability_data.tables.tableio import read_table
 from tests.conftest import REFERENCE_DIR, REPO_ROOT, example_rows
 

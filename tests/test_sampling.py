@@ -10,7 +10,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from portability_data.pipeline.sample import decile_buckets, stratified_sample, study_sample
+from portability_data.pipeline.sample import stratified_sample, study_sample
+from portability_data.readings.samples import decile_buckets
 from tests.conftest import REFERENCE_DIR
 
 

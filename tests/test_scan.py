@@ -24,8 +24,8 @@ from portability_data.cli import main
 from portability_data.pipeline.frequencies.calls import count_source
 from portability_data.pipeline.frequencies.index import ApiIndex
 from portability_data.pipeline.scan.findings import findings, scan_paths, scan_source, summaries
-from portability_data.pipeline.scan.knowledge import CENSUS_STATUS, PROBLEM_STATUSES, load_knowledge
 from portability_data.pipeline.scan.output import render_sarif, run_scan
+from portability_data.readings.knowledge import CENSUS_STATUS, PROBLEM_STATUSES, load_knowledge
 from portability_data.tables.tableio import read_file
 from tests.conftest import REPO_ROOT
 

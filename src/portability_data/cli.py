@@ -438,10 +438,11 @@ COMMANDS: tuple[Command, ...] = (
             table_path("samples", "mince2023"),
             "the study's sample, which maps printed names to functions (default: %(default)s)",
         ),
+        path_arg("--out", table_path("reproduction"), "reproduction table to write (default: %(default)s)"),
         path_arg(
-            "--out",
-            table_path("reproduction"),
-            "reproduction table to write (default: %(default)s)",
+            "--functions-out",
+            table_path("reproduction_functions"),
+            "the functions behind Table 8's differences, to write (default: %(default)s)",
         ),
     ),
     command(

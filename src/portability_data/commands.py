@@ -472,11 +472,18 @@ def cmd_published_import(args: argparse.Namespace) -> None:
 
 
 def cmd_reproduce(args: argparse.Namespace) -> None:
-    from portability_data.pipeline.reproduce.build import equal_counts, run_reproduce
+    from portability_data.pipeline.reproduce.build import run_reproduce
+    from portability_data.readings.reproduction import equal_counts
     from portability_data.tables.tableio import read_table
 
     written = run_reproduce(
-        args.published, args.outcomes, args.latencies, args.results, args.samples, args.out
+        args.published,
+        args.outcomes,
+        args.latencies,
+        args.results,
+        args.samples,
+        args.out,
+        args.functions_out,
     )
     for row in equal_counts(read_table("reproduction", written)).itertuples(index=False):
         print(f"{row.published_table}: {row.equal}/{row.total} equal at the printed precision")

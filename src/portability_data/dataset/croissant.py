@@ -19,7 +19,7 @@ import pyarrow as pa
 
 from portability_data.dataset.folder import CONFIG_FILES, HUB_REPO_ID, TABLE_PURPOSE, files_of
 from portability_data.dataset.limitations import data_limitations
-from portability_data.pipeline.aggregate.quiet import quiet_load_max
+from portability_data.readings.quiet import quiet_load_max
 from portability_data.tables.contracts import TABLES, arrow_schema
 
 CROISSANT_VERSION = "http://mlcommons.org/croissant/1.0"

@@ -13,8 +13,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from portability_data.dataset.folder import files_of
-from portability_data.pipeline.aggregate.quiet import run_quietness
-from portability_data.pipeline.subtests import host_load
+from portability_data.readings.quiet import host_load, run_quietness
 from portability_data.tables.census_contracts import RUNNING_STATUSES
 from portability_data.tables.contracts import is_census_case
 

@@ -19,7 +19,7 @@ from typing import Any
 
 import pandas as pd
 
-from portability_data.pipeline.api_aliases import canonical_map, with_canonical
+from portability_data.readings.canonical import canonical_map, with_canonical
 from portability_data.runner.case_rows import (
     CASE_ROW_VERSION,
     QUALIFIED_NAME,

@@ -15,12 +15,11 @@ from typing import Any
 
 import pandas as pd
 
-from portability_data.pipeline.frames import column_values
-from portability_data.tables.contracts import FAILING_OUTCOMES
+from portability_data.readings.frames import column_values
+from portability_data.tables.contracts import FAILING_OUTCOMES, REREAD
 
 STUDY_SOURCE = "mince2023"  # imported rows: the study's reading of its failures stays
 STORED_MESSAGE_CHARS = 2000  # results keep this much of a message (runner/supervisor.py build_row)
-REREAD = "failure_reread"  # column reclassify_failures adds: the row's reading changed
 
 
 def reclassify_failures(results: pd.DataFrame) -> pd.DataFrame:

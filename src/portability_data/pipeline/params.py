@@ -4,17 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from portability_data.readings.params import ParamsError
 from portability_data.tables.contracts import DEVICES, FRAMEWORKS, MODES
 
 SECTIONS = ("enumerate", "frequencies", "sample", "run", "dataset")
-
-
-class ParamsError(ValueError):
-    """params.yaml is malformed; the message lists every problem with its key and fix."""
-
-    def __init__(self, source: str, problems: list[str]) -> None:
-        self.problems = problems
-        super().__init__(f"{source}: {len(problems)} problem(s):\n" + "\n".join(f"  - {p}" for p in problems))
 
 
 def check_params(params: Any, source: str = "params.yaml") -> dict[str, Any]:

@@ -28,27 +28,12 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from portability_data.readings.samples import decile_buckets
 from portability_data.runner.case_rows import load_rows
 from portability_data.tables.contracts import FRAMEWORKS, canonical_name
 from portability_data.tables.tableio import empty_frame, read_table, write_table
 
 TOP = "top20"
-
-
-def decile_buckets(frequencies: np.ndarray, buckets: int) -> list[tuple[str, float, float]]:
-    """(bucket label, lower cut exclusive, upper cut inclusive) per bucket; shared buckets repeat the
-    previous bucket's bounds."""
-    cuts = np.percentile(frequencies, [100 * (i + 1) / buckets for i in range(buckets)])
-    bounds: list[tuple[str, float, float]] = []
-    lower = 0.0
-    for i, cut in enumerate(cuts):
-        label = str(round(100 * (i + 1) / buckets))
-        if i > 0 and cut == cuts[i - 1]:
-            bounds.append((label, bounds[-1][1], bounds[-1][2]))  # shares the previous bucket
-        else:
-            bounds.append((label, lower, float(cut)))
-        lower = float(cut)
-    return bounds
 
 
 def _rng(*parts: object) -> np.random.Generator:

@@ -8,73 +8,16 @@ Outcomes and latencies are both computed from these subtests, so they live apart
 
 from __future__ import annotations
 
-import math
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Mapping
 from typing import Any
 
 import pandas as pd
 
-from portability_data.pipeline.frames import column_values, plain_frame
+from portability_data.readings.frames import column_values, plain_frame
+from portability_data.readings.quiet import contention, host_load, json_object
+from portability_data.readings.subtests import GROUP, SETTING, Subtest
 from portability_data.tables.contracts import FAILING_OUTCOMES
-
-RAN = frozenset({"passed", "host_fallback"})  # the subtest ran through (host_fallback: partly on the host)
-GROUP = ("source", "framework", "framework_version", "function", "device", "device_model", "mode")
-
-
-@dataclass
-class Subtest:
-    """Everything aggregation needs about one subtest of one function group."""
-
-    outcomes: list[str] = field(default_factory=list)
-    categories: list[str | None] = field(default_factory=list)
-    ops: dict[tuple[str, int], list[float]] = field(default_factory=dict)
-    order_dependent: bool = False  # a failing row passed alone in a fresh worker
-    not_compiled: bool = False  # compiled mode, but some row did not really compile
-
-    def status(self) -> str:
-        """failed / passed / host_fallback / unknown / harness / skipped, per the rule in
-        aggregate.py's docstring."""
-        counted = [(o, c) for o, c in zip(self.outcomes, self.categories) if o != "skipped"]
-        if any(o in FAILING_OUTCOMES and c != "harness" for o, c in counted):
-            return "failed"
-        plain = [o for o, c in counted if not (o in FAILING_OUTCOMES and c == "harness")]
-        if plain and all(o in RAN for o in plain):
-            return "host_fallback" if "host_fallback" in plain else "passed"
-        if any(o == "unknown" for o in plain):
-            return "unknown"
-        if counted:
-            return "harness" if not plain else "unknown"
-        return "skipped"
-
-    def has_passing_result(self) -> bool:
-        """The study's latency filter: kept unless no row passed (unknown and harness rows keep it)."""
-        return any(
-            o in ("passed", "host_fallback", "unknown") or (o in FAILING_OUTCOMES and c == "harness")
-            for o, c in zip(self.outcomes, self.categories)
-        )
-
-    def dominant_category(self) -> str | None:
-        pairs = zip(self.outcomes, self.categories)
-        return most_common_value(c or "other" for o, c in pairs if o in FAILING_OUTCOMES and c != "harness")
-
-    def timed_in_every_run(self, repeats: Mapping[str, int]) -> bool:
-        """Operation timings in every repeat of every run the subtest appears in."""
-        runs = {run_id for run_id, _ in self.ops}
-        return bool(runs) and all(
-            self.ops.get((run_id, r)) for run_id in runs for r in range(repeats.get(run_id, 1))
-        )
-
-    def pooled(self) -> list[float]:
-        return [v for key in sorted(self.ops) for v in self.ops[key]]
-
-
-def most_common_value(values: Iterable[str]) -> str | None:
-    counts = Counter(values)
-    if not counts:
-        return None
-    return sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))[0][0]
 
 
 def collect_subtests(results: pd.DataFrame) -> dict[tuple, dict[tuple[str, str], Subtest]]:
@@ -124,9 +67,6 @@ def repeats_per_run(runs: pd.DataFrame | None, results: pd.DataFrame) -> dict[st
         for run_id, repeats in zip(column_values(runs["run_id"]), column_values(runs["repeats"])):
             seen[run_id] = int(repeats)
     return dict(seen)
-
-
-SETTING = ("source", "framework", "framework_version", "device", "device_model", "mode")
 
 
 PARTIAL_BESIDE_COMPLETE = (
@@ -348,39 +288,3 @@ def contended_runs(
             reason = f"contended ({over[run_id][1]}) beside a quieter run of the same code"
             out[run_id, case_id] = (reason, quietest)
     return out
-
-
-def contention(fact: Mapping[str, Any], quiet_load_max: float) -> tuple[float, str] | None:
-    """(how far over its quiet limit a run was, <= 0 when quiet; what was over what) by its best
-    measure: other work in cores where recorded (limit quiet_load_max - 1: the load average's
-    allowance beside the run's own worker), else the host load average; None without either."""
-    if fact.get("other") is not None:
-        limit = quiet_load_max - 1
-        return fact["other"] - limit, f"other work {fact['other']:.2f} cores > {limit:g}"
-    if fact.get("load") is not None:
-        return fact["load"] - quiet_load_max, f"host load {fact['load']:.2f} > {quiet_load_max:g}"
-    return None
-
-
-def host_load(value: Any) -> float | None:
-    """A runs.host_load_max value as a float; None where not recorded (runs before v3)."""
-    if value is None or isinstance(value, bool):
-        return None
-    try:
-        load = float(value)
-    except (TypeError, ValueError):
-        return None
-    return None if math.isnan(load) else load
-
-
-def json_object(text: Any) -> dict[str, Any]:
-    """A JSON object column value as a dict ({} for null or malformed)."""
-    import json
-
-    if not isinstance(text, str):
-        return {}
-    try:
-        value = json.loads(text)
-    except ValueError:
-        return {}
-    return value if isinstance(value, dict) else {}

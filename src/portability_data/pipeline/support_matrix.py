@@ -23,11 +23,11 @@ from typing import Any
 
 import pandas as pd
 
-from portability_data.pipeline.api_aliases import canonical_map, with_canonical
 from portability_data.pipeline.failure_reading import reclassify_failures
-from portability_data.pipeline.frames import plain_frame
 from portability_data.pipeline.reference_quirks import reference_quirks
 from portability_data.pipeline.subtests import supersede
+from portability_data.readings.canonical import canonical_map, with_canonical
+from portability_data.readings.frames import plain_frame
 from portability_data.runner.census_rows import NOT_IN_WHEEL
 from portability_data.tables.census_contracts import RUNNING_STATUSES
 from portability_data.tables.contracts import CONFIRMED_OUTCOMES, is_census_case

@@ -19,13 +19,7 @@ from typing import Any
 
 import pandas as pd
 
-from portability_data.pipeline.aggregate.build import (
-    PAIR_KEYS,
-    quiet_load_max,
-    ratio_shares,
-    summary_tables,
-)
-from portability_data.pipeline.aggregate.quiet import BASIS_COLUMNS, latency_basis
+from portability_data.readings.quiet import BASIS_COLUMNS, latency_basis, quiet_load_max
 from portability_data.report.data_sections import data_sections, finish_aside, start_aside
 from portability_data.report.figures import (
     fig_failure_by_bucket,
@@ -74,6 +68,7 @@ from portability_data.report.outcomes import (
     settings_overview,
 )
 from portability_data.report.render import Section, render
+from portability_data.report.summaries import PAIR_KEYS, ratio_shares, summary_tables
 from portability_data.report.summary import (
     LATENCY_TITLE,
     OUTCOMES_TITLE,
@@ -158,7 +153,7 @@ def _plot_csvs(tables: dict[str, pd.DataFrame]) -> dict[str, pd.DataFrame]:
 
 def quiet_repeats(inputs: Inputs, pooled: pd.DataFrame | None = None) -> pd.DataFrame:
     """Per setting of our pooled runs (`pooled`: pooled_and_superseded's rows, else read here): the quiet
-    repeats its latencies rest on (pipeline/aggregate/quiet.py), with the then/now key (now_key, now_version)
+    repeats its latencies rest on (readings/quiet.py), with the then/now key (now_key, now_version)
     the headline joins on."""
     if inputs.results is None or inputs.results.empty:
         return pd.DataFrame(columns=[*BASIS_COLUMNS, "now_key", "now_version"])

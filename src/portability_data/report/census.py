@@ -21,10 +21,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from portability_data.pipeline.api_aliases import canonical_map, canonical_of, with_canonical
-from portability_data.pipeline.crossframework import NOT_MEASURED
-from portability_data.pipeline.frames import plain_frame
-from portability_data.pipeline.sample import decile_buckets
+from portability_data.readings.canonical import canonical_map, canonical_of, with_canonical
+from portability_data.readings.crossframework import NOT_MEASURED
+from portability_data.readings.frames import plain_frame
+from portability_data.readings.samples import decile_buckets
 from portability_data.report.census_moves import TOP_LOST, device_moves
 from portability_data.report.render import Section
 from portability_data.report.top_coverage import REASONS_PATH, TOP, load_reasons, status_counts, top_functions
@@ -511,7 +511,7 @@ def promotion_patterns(matrix: pd.DataFrame, limit: int = TOP_PROMOTIONS) -> pd.
 def crossframework_tables(data_dir: Path) -> list[tuple[str, pd.DataFrame]]:
     """The cross-framework table's size per setting and its ten largest disagreements (none before
     two frameworks measured one NumPy name)."""
-    from portability_data.pipeline.crossframework import GROUP, largest_disagreements, promotion_differences
+    from portability_data.readings.crossframework import GROUP, largest_disagreements, promotion_differences
 
     table = _optional(data_dir, "crossframework", "census/crossframework.parquet")
     if table is None or table.empty:

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import pandas as pd
 
-from portability_data.pipeline.crossframework import NOT_MEASURED, first_line
+from portability_data.readings.crossframework import NOT_MEASURED
+from portability_data.readings.frames import first_line
 from portability_data.tables.census_contracts import RUNNING_STATUSES as RUNNING
 
 TOP_LOST = 25  # functions lost moving off the CPU, most pairs first

@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from portability_data.pipeline.frames import plain_frame
+from portability_data.readings.frames import plain_frame
 from portability_data.report.census import KINDS as CENSUS_STATUSES
 from portability_data.report.census import census_section
 from portability_data.report.census_figure import fig_census_status
@@ -22,20 +22,10 @@ from portability_data.report.declared_xla import torch_xla_section
 from portability_data.report.inputs import primary_models
 from portability_data.report.latency_figures import pair_scatters
 from portability_data.report.render import Section
+from portability_data.report.reproduction import reproduction_section
 from portability_data.report.usage_ranking import ranking_section
 from portability_data.tables.atomic import atomic_write_bytes
 from portability_data.tables.tableio import read_table, reads_shared
-
-
-def reproduction_section(data_dir: Path) -> tuple[Section, dict[str, Any]] | None:
-    """The study's published numbers beside ours (computed in pipeline/reproduce/; None if not built)."""
-    from portability_data.pipeline.reproduce.build import report_parts
-
-    parts = report_parts(data_dir)
-    if parts is None:
-        return None
-    section = Section("Reproduction of the study's published numbers", parts.text, parts.tables, [])
-    return section, parts.metrics
 
 
 def pair_figures(data_dir: Path) -> dict[str, bytes]:

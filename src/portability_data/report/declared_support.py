@@ -20,7 +20,7 @@ from typing import Any
 
 import pandas as pd
 
-from portability_data.pipeline.frames import plain_frame
+from portability_data.readings.frames import plain_frame
 from portability_data.report.declared_xla import torch_xla_declarations
 from portability_data.report.figures import png_bytes, pyplot
 from portability_data.report.render import Section

@@ -18,8 +18,8 @@ from typing import Any
 
 import pandas as pd
 
-from portability_data.pipeline.frames import plain_frame
-from portability_data.pipeline.frameworks.torch.xla import DEVICE_TYPE, FAILING_SECTION, split_source
+from portability_data.readings.frames import plain_frame
+from portability_data.readings.torch_xla import DEVICE_TYPE, FAILING_SECTION, split_source
 from portability_data.report.render import Section
 from portability_data.tables.tableio import read_table
 

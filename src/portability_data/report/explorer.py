@@ -15,7 +15,7 @@ import json
 from collections import Counter
 from pathlib import Path
 
-from portability_data.pipeline.scan.knowledge import (
+from portability_data.readings.knowledge import (
     SCAN_STATUSES,
     Knowledge,
     Setting,

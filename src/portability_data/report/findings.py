@@ -9,7 +9,7 @@ from typing import Any
 
 import pandas as pd
 
-from portability_data.pipeline.aggregate.quiet import NONE_QUIET, QUIET
+from portability_data.readings.quiet import NONE_QUIET, QUIET
 from portability_data.report.inputs import STUDY, model_label
 from portability_data.report.render import heading_anchor
 from portability_data.report.summary import other_mode, ratio_text

@@ -16,8 +16,8 @@ from typing import Any
 
 import pandas as pd
 
-from portability_data.pipeline.frames import plain_frame
-from portability_data.pipeline.subtests import Subtest
+from portability_data.readings.frames import plain_frame
+from portability_data.readings.subtests import Subtest
 from portability_data.report.inputs import FAILING as FAILING_FUNCTION_OUTCOMES
 from portability_data.report.inputs import setting_label
 from portability_data.report.render import Section

@@ -19,7 +19,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from portability_data.pipeline.aggregate.build import DEFAULT_QUIET_LOAD_MAX, plain_frame
+from portability_data.readings.frames import plain_frame
+from portability_data.readings.quiet import DEFAULT_QUIET_LOAD_MAX
 from portability_data.tables.contracts import is_census_case
 from portability_data.tables.tableio import read_table
 

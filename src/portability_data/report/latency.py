@@ -8,7 +8,6 @@ from typing import Any
 
 import pandas as pd
 
-from portability_data.pipeline.aggregate.build import PAIR_KEYS
 from portability_data.report.inputs import (
     SETTING_KEYS,
     is_primary,
@@ -17,6 +16,7 @@ from portability_data.report.inputs import (
     reading_order_key,
     with_setting,
 )
+from portability_data.report.summaries import PAIR_KEYS
 
 
 def primary_pairs(latencies: pd.DataFrame, primary: dict[tuple, str], *, same_type: bool) -> pd.DataFrame:

@@ -9,7 +9,6 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from portability_data.pipeline.aggregate.build import PAIR_KEYS
 from portability_data.report.figures import PALETTE, log_axes, png_bytes, pyplot
 from portability_data.report.inputs import (
     DEVICE_ORDER,
@@ -22,6 +21,7 @@ from portability_data.report.inputs import (
     with_setting,
 )
 from portability_data.report.latency import pair_label, primary_pairs
+from portability_data.report.summaries import PAIR_KEYS
 
 SLOWDOWN_FACTOR = 10.0
 

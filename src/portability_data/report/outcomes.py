@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import pandas as pd
 
-from portability_data.pipeline.aggregate.build import REREAD
-from portability_data.pipeline.aggregate.summaries import outcomes_per_sample
 from portability_data.report.inputs import (
     BUCKET_ORDER,
     FAILING,
@@ -21,7 +19,8 @@ from portability_data.report.inputs import (
     setting_order,
     with_setting,
 )
-from portability_data.tables.contracts import FAILING_OUTCOMES, is_census_case
+from portability_data.report.summaries import outcomes_per_sample
+from portability_data.tables.contracts import FAILING_OUTCOMES, REREAD, is_census_case
 
 
 def how_runs_ran(

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
-from portability_data.pipeline.aggregate.build import to_markdown
+from portability_data.report.summaries import to_markdown
 
 
 @dataclass

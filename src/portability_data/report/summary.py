@@ -10,8 +10,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from portability_data.pipeline.aggregate.build import PAIR_KEYS
-from portability_data.pipeline.aggregate.quiet import NONE_QUIET, QUIET
+from portability_data.readings.quiet import NONE_QUIET, QUIET
 from portability_data.report.inputs import (
     DEVICE_ORDER,
     FAILING,
@@ -25,6 +24,7 @@ from portability_data.report.inputs import (
     model_label,
 )
 from portability_data.report.render import Headline
+from portability_data.report.summaries import PAIR_KEYS
 
 SUMMARY_TITLE = "Summary"
 SUMMARY_MAX_LINES = 36  # with the title and intro above it, the summary fits a 40-line screen

@@ -16,8 +16,8 @@ from pathlib import Path
 import pandas as pd
 import yaml
 
-from portability_data.pipeline.api_aliases import canonical_map
-from portability_data.pipeline.crossframework import NOT_MEASURED
+from portability_data.readings.canonical import canonical_map
+from portability_data.readings.crossframework import NOT_MEASURED
 from portability_data.report.usage_ranking import corpus_order
 from portability_data.tables.contracts import FRAMEWORKS
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from portability_data.pipeline.frames import plain_frame
+from portability_data.readings.frames import plain_frame
 from portability_data.report.inputs import FRAMEWORK_ORDER
 from portability_data.report.render import Section
 from portability_data.tables.tableio import read_table

@@ -250,3 +250,27 @@ REPRODUCTION_RECORD = Table(
         ),
     ),
 )
+
+REPRODUCTION_FUNCTIONS_RECORD = Table(
+    "reproduction_functions",
+    "Where the study's Appendix Table 8 and ours differ, per framework and device model: each function "
+    "our rules do not call a success (and each outside the study's sample), with the subtests behind "
+    "our outcome.",
+    (
+        FRAMEWORK,
+        _col("device_model", _str, False, "the study's hardware model (reproduction.device_model)"),
+        _col("function", _str, False, "qualified name", matches=QUALIFIED_NAME),
+        _col("in_sample", BOOL, False, "the function is in the study's sample (false: timed outside it)"),
+        _col("ours", _str, False, "our outcome from the study's raw data", isin=FUNCTION_OUTCOMES),
+        _col("passed", _i64, False, "the function's subtests that passed", ge=0),
+        _col("failed", _i64, False, "its subtests that failed", ge=0),
+        _col("unknown", _i64, False, "its subtests of unknown outcome (no report covers them)", ge=0),
+        _col(
+            "harness_only", _i64, False, "its subtests that failed only with the study's harness error", ge=0
+        ),
+        _col("printed_in_latency_tables", BOOL, False, "the study printed the function in a latency table"),
+        _col(
+            "evidence", _str, False, "the subtests behind our outcome, as the study's rows read", min_length=1
+        ),
+    ),
+)

@@ -368,13 +368,17 @@ _POOLED_FROM_RESULTS = (
 )  # fmt: skip
 _RESULTS_COLUMNS = {column.name: column for column in RESULTS_RECORD.columns}
 
+# The pooled table's column that says the current rules read a failing row differently (aggregate
+# writes it, the report counts it).
+REREAD = "failure_reread"
+
 POOLED_RECORD = Table(
     "pooled",
     "Every result row as the aggregate stage reads it: failures re-read by the current rules, and "
     "whether supersession pooled it (written once, so no reader pools again).",
     (
         *(replace(_RESULTS_COLUMNS[name], since=None) for name in _POOLED_FROM_RESULTS),
-        _col("failure_reread", BOOL, False, "the current rule table reads this failing row differently"),
+        _col(REREAD, BOOL, False, "the current rule table reads this failing row differently"),
         _col(
             "superseded_reason",
             _str,
@@ -401,6 +405,7 @@ RECORDS: dict[str, Table] = {
         POOLED_RECORD,
         aggregate_contracts.PUBLISHED_RECORD,
         aggregate_contracts.REPRODUCTION_RECORD,
+        aggregate_contracts.REPRODUCTION_FUNCTIONS_RECORD,
         census_contracts.DECLARED_RECORD,
         census_contracts.SUPPORT_MATRIX_RECORD,
         census_contracts.CROSSFRAMEWORK_RECORD,

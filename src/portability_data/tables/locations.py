@@ -25,6 +25,7 @@ TABLE_PATHS: dict[str, str] = {
     "pooled": "data/pooled/pooled.parquet",
     "published": "data/published",
     "reproduction": "data/reproduction/reproduction.parquet",
+    "reproduction_functions": "data/reproduction/functions.parquet",
     "support_matrix": "data/census/support_matrix.parquet",
     "crossframework": "data/census/crossframework.parquet",
 }

@@ -78,9 +78,9 @@ are written, so any device can serve as the reference. median_ms = median of the
 median timings; spread = median over subtests of IQR / median of their timings.
 
 Where the parts live: pipeline/subtests.py (supersession, pooling rows into subtests; shared),
-outcomes (outcome classification, unavailable functions), latencies (latency rows), quiet (which
-runs were contended), summaries (the headline tables), frames (Arrow/plain frame conversions); this
-module runs them as the `aggregate` stage.
+outcomes (outcome classification, unavailable functions), latencies (latency rows), and in
+readings/: subtests (a subtest's status), quiet (which runs were contended), frames (Arrow/plain
+frame conversions); this module runs them as the `aggregate` stage.
 """
 
 from __future__ import annotations
@@ -98,16 +98,7 @@ from portability_data.pipeline.aggregate.outcomes import (
     removed_groups,
     unavailable_from_results,
 )
-from portability_data.pipeline.aggregate.quiet import (
-    DEFAULT_QUIET_LOAD_MAX,
-    contended_run_ids,
-    quiet_load_max,
-)
-
-# report/build.py imports these from here (their homes are summaries and frames).
-from portability_data.pipeline.aggregate.summaries import PAIR_KEYS, ratio_shares, summary_tables, to_markdown
-from portability_data.pipeline.failure_reading import REREAD, STUDY_SOURCE, reclassify_failures
-from portability_data.pipeline.frames import column_values, plain_frame
+from portability_data.pipeline.failure_reading import STUDY_SOURCE, reclassify_failures
 from portability_data.pipeline.subtests import (
     SUPERSEDED_BY,
     SUPERSEDED_REASON,
@@ -116,23 +107,15 @@ from portability_data.pipeline.subtests import (
     repeats_per_run,
     supersede,
 )
-from portability_data.tables.contracts import TABLES, is_census_case
+from portability_data.readings.frames import column_values
+from portability_data.readings.quiet import (
+    DEFAULT_QUIET_LOAD_MAX,
+    contended_run_ids,
+    quiet_load_max,
+)
+from portability_data.tables.contracts import REREAD, TABLES, is_census_case
 
-__all__ = [
-    "DEFAULT_QUIET_LOAD_MAX",
-    "PAIR_KEYS",
-    "REREAD",
-    "aggregate",
-    "plain_frame",
-    "pooled_rows",
-    "quiet_load_max",
-    "ratio_shares",
-    "reclassify_failures",
-    "run_aggregate",
-    "summary_tables",
-    "supersede",
-    "to_markdown",
-]
+__all__ = ["aggregate", "pooled_rows", "reclassify_failures", "run_aggregate", "supersede"]
 
 log = logging.getLogger(__name__)
 

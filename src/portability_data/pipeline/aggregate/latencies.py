@@ -13,8 +13,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from portability_data.pipeline.frames import typed_frame
-from portability_data.pipeline.subtests import GROUP, Subtest
+from portability_data.readings.frames import typed_frame
+from portability_data.readings.subtests import GROUP, Subtest
 from portability_data.tables.contracts import LATENCIES
 
 PAIR_SCOPE = ("source", "framework", "framework_version", "function", "mode")

@@ -9,8 +9,8 @@ from collections import Counter
 
 import pandas as pd
 
-from portability_data.pipeline.frames import column_values, typed_frame
-from portability_data.pipeline.subtests import GROUP, Subtest, most_common_value
+from portability_data.readings.frames import column_values, typed_frame
+from portability_data.readings.subtests import GROUP, Subtest, most_common_value
 from portability_data.tables.contracts import OUTCOMES
 
 

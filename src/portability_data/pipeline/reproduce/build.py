@@ -30,15 +30,12 @@ command and the report.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
-from portability_data.pipeline.frames import plain_frame
 from portability_data.pipeline.reproduce.study import (
-    CLASSES,
     STUDY,
     FunctionRows,
     Study,
@@ -46,6 +43,7 @@ from portability_data.pipeline.reproduce.study import (
     load_study_data,
 )
 from portability_data.pipeline.reproduce.values import equal_at_precision, round_printed, value_for
+from portability_data.readings.frames import plain_frame
 
 # --------------------------------------------------------------------------- the table
 
@@ -98,46 +96,24 @@ def _none(value: Any) -> Any:
 
 
 def run_reproduce(
-    published: Path, outcomes: Path, latencies: Path, results: Path, samples: Path, out: Path
+    published: Path,
+    outcomes: Path,
+    latencies: Path,
+    results: Path,
+    samples: Path,
+    out: Path,
+    functions_out: Path,
 ) -> Path:
-    """The `reproduce` stage: write data/reproduction/reproduction.parquet."""
+    """The `reproduce` stage: write data/reproduction/reproduction.parquet and, for the report's
+    Table 8 section, the functions behind Table 8's differences (data/reproduction/functions.parquet),
+    so the report reads tables and never the study's raw rows."""
     from portability_data.tables.tableio import write_table
 
-    frame = reproduce(load_study_data(published, outcomes, latencies, results, samples))
-    return write_table("reproduction", frame, Path(out))
-
-
-# --------------------------------------------------------------------------- summaries (report, tests)
-
-
-def equal_counts(reproduction: pd.DataFrame, by: tuple[str, ...] = ("published_table",)) -> pd.DataFrame:
-    """Equal / total per published table (or finer): what the floor test guards."""
-    frame = plain_frame(reproduction)
-    if frame.empty:
-        return pd.DataFrame(columns=[*by, "equal", "total"])
-    grouped = frame.groupby(list(by))["equal"]
-    return pd.DataFrame({"equal": grouped.sum().astype(int), "total": grouped.size()}).reset_index()
-
-
-def table8(reproduction: pd.DataFrame) -> pd.DataFrame:
-    """Appendix Table 8 beside ours, per framework and device."""
-    frame = plain_frame(reproduction)
-    frame = frame[frame["published_table"] == "outcome_counts"]
-    rows = []
-    for (framework, device, model), group in frame.groupby(
-        ["framework", "device", "device_model"], sort=False
-    ):
-        by = group.set_index("quantity")
-        row: dict[str, Any] = {"framework": framework, "device": device, "device_model": model}
-        for quantity in (*CLASSES, "n_functions"):
-            short = quantity.replace("_failure", "").replace("n_functions", "n")
-            printed, ours = by.loc[quantity, "printed_value"], by.loc[quantity, "ours"]
-            row[f"printed_{short}"] = int(printed)
-            row[f"ours_{short}"] = None if pd.isna(ours) else int(ours)
-        row["equal"] = f"{int(group['equal'].sum())}/{len(group)}"
-        row["reasons"] = ", ".join(sorted(set(group["reason"].dropna())))
-        rows.append(row)
-    return pd.DataFrame(rows)
+    data = load_study_data(published, outcomes, latencies, results, samples)
+    frame = reproduce(data)
+    written = write_table("reproduction", frame, Path(out))
+    write_table("reproduction_functions", table8_functions(data, frame), Path(functions_out))
+    return written
 
 
 def table8_functions(data: StudyData, reproduction: pd.DataFrame) -> pd.DataFrame:
@@ -171,87 +147,3 @@ def table8_functions(data: StudyData, reproduction: pd.DataFrame) -> pd.DataFram
                 }
             )
     return pd.DataFrame(rows)
-
-
-@dataclass
-class ReportParts:
-    """What the report shows: the text above the tables, the tables, and metrics."""
-
-    text: str
-    tables: list[tuple[str, pd.DataFrame]]
-    metrics: dict[str, Any]
-
-
-def report_parts(data_dir: Path) -> ReportParts | None:
-    """The reproduction section's content from data_dir (None when the table is not built)."""
-    from portability_data.tables.tableio import read_table
-
-    data_dir = Path(data_dir)
-    path = data_dir / "reproduction" / "reproduction.parquet"
-    if not path.exists():
-        return None
-    reproduction = plain_frame(read_table("reproduction", path))
-    counts = equal_counts(reproduction)
-    finer = equal_counts(reproduction, ("published_table", "quantity"))
-    reasons = (
-        reproduction[~reproduction["equal"].astype(bool)]
-        .groupby(["published_table", "reason"])
-        .size()
-        .rename("values")
-        .reset_index()
-    )
-    tables: list[tuple[str, pd.DataFrame]] = [
-        ("Equal at the printed precision, per published table", counts),
-        ("Equal at the printed precision, per quantity", finer),
-        ("Differences per reason", reasons),
-        ("Appendix Table 8: printed vs ours (sampled functions)", table8(reproduction)),
-    ]
-    try:
-        data = load_study_data(
-            data_dir / "published",
-            data_dir / "outcomes",
-            data_dir / "latencies",
-            data_dir / "results" / STUDY,
-            data_dir / "samples" / f"{STUDY}.parquet",
-        )
-        tables.append(("Table 8: the functions behind the differences", table8_functions(data, reproduction)))
-    except (FileNotFoundError, KeyError):
-        pass
-    shown = [
-        "value_id",
-        "framework",
-        "device_model",
-        "reference_device_model",
-        "printed_name",
-        "quantity",
-        "printed_text",
-        "ours_text",
-        "equal",
-        "reason",
-        "evidence",
-    ]
-    differences = reproduction[~reproduction["equal"].astype(bool)]
-    tables.append(
-        ("Every difference, with its reason and evidence", differences[shown].reset_index(drop=True))
-    )
-    tables.append(("Every published value beside ours", reproduction[shown[:-2]].reset_index(drop=True)))
-    summary = "; ".join(f"{r.published_table} {r.equal}/{r.total}" for r in counts.itertuples(index=False))
-    text = (
-        f"The study's numbers as printed (table published, source mince2023-published) beside ours from "
-        f"its raw data (source mince2023, aggregated by the study's procedure, over its sample). Equal at "
-        f"the printed precision: {summary}. Equal means within half a unit of the last printed digit "
-        "(at an exact tie either rounding counts). Each difference has one reason read from the data: "
-        "rounded_before_dividing (the printed ratio divides the printed, rounded latencies), "
-        "no_failure_report (no report covers the machine: all its rows are unknown), harness_failure_only "
-        "(functions whose subtests failed only with the study's own harness error), undetermined_test_file "
-        "(test files timed in the raw data whose place in the sample is undetermined), hand_curated_outcome "
-        "(the study classified outcomes by hand; ours reads the reports: the evidence lists our "
-        "classification with its subtests), not_printed / not_timed_on_both, name_not_matched. Table 8 "
-        "cannot all be re-derived: the study curated outcomes by hand, and its JAX TPU run has no report of "
-        "its own (the JAX reports are one GPU file)."
-    )
-    metrics = {
-        str(r.published_table): {"equal": int(r.equal), "total": int(r.total)}
-        for r in counts.itertuples(index=False)
-    }
-    return ReportParts(text, tables, metrics)

@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from portability_data.pipeline.frames import plain_frame
 from portability_data.pipeline.subtests import collect_subtests
+from portability_data.readings.frames import plain_frame
 from portability_data.tables.contracts import FAILING_OUTCOMES, canonical_name
 
 STUDY = "mince2023"

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from portability_data.pipeline.frequencies.calls import find_nodes, parser, scan_calls
 from portability_data.pipeline.frequencies.index import ApiIndex
-from portability_data.pipeline.scan.knowledge import (
+from portability_data.readings.knowledge import (
     PROBLEM_STATUSES,
     RANK,
     SCAN_STATUSES,

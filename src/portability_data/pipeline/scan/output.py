@@ -20,7 +20,7 @@ from portability_data.pipeline.scan.findings import (
     ScanResult,
     summaries,
 )
-from portability_data.pipeline.scan.knowledge import PROBLEM_STATUSES, RANK, SCAN_STATUSES, Setting
+from portability_data.readings.knowledge import PROBLEM_STATUSES, RANK, SCAN_STATUSES, Setting
 
 SITES_SHOWN = 3  # call sites listed per function in the table (JSON and SARIF list them all)
 INFORMATION_URI = "https://github.com/portability-data/portability"
@@ -295,7 +295,7 @@ def run_scan(
         findings,
         scan_paths,
     )
-    from portability_data.pipeline.scan.knowledge import load_knowledge
+    from portability_data.readings.knowledge import load_knowledge
     from portability_data.runner import devices
     from portability_data.tables.contracts import FRAMEWORKS
     from portability_data.tables.tableio import read_file

@@ -11,13 +11,13 @@ from typing import Any
 
 import pandas as pd
 
-from portability_data.pipeline.frames import plain_frame
 from portability_data.pipeline.frameworks.tensorflow.census import (
     CENSUS_FOLDER,
     FRAMEWORK,
     load_mapped_module,
     public_tf_names,
 )
+from portability_data.readings.frames import plain_frame
 from portability_data.runner.census_rows import read_manifest
 from portability_data.tables.contracts import arrow_schema
 from portability_data.tables.tableio import to_arrow

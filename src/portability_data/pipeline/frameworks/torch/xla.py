@@ -33,11 +33,11 @@ from typing import Any
 
 import pandas as pd
 
+from portability_data.readings.torch_xla import DEVICE_TYPE, FAILING_SECTION
+
 FILE_NAME = "test_ops_lists.json"
-DEVICE_TYPE = "xla"
 TESTED_DTYPES = ("float32", "int64")  # test_ops.py's dtypes, intersected with the entry's
 LISTS = ("allowed_opinfo", "allowed_fallback_opinfo", "commented_out")
-FAILING_SECTION = "failing"  # the "Failing Ops" block of commented-out entries
 WHY = {
     "allowed_opinfo": "passes torch_xla's OpInfo test on XLA: each sample on XLA and on the CPU, "
     "compared at atol = rtol >= 1e-3",
@@ -83,12 +83,6 @@ def read_lists(folder: Path) -> tuple[dict[str, Any], Path]:
 def _source(data: dict[str, Any], listed: str) -> str:
     src = data["source"]
     return f"{src['repository']} {src['path']} at {src['tag']} ({src['commit'][:12]}): {listed}"
-
-
-def split_source(source: str) -> tuple[str, str]:
-    """A row's `source` read back: (torch_xla's file at its tag, the list the row came from)."""
-    where, _, listed = source.rpartition(": ")
-    return where, listed
 
 
 def torch_xla_rows(
@@ -159,7 +153,7 @@ def torch_xla_rows(
 def opinfo_entries(wheel: pd.DataFrame) -> dict[str, dict[str, Any]]:
     """name.variant -> entry, variant, function, unmapped_reason and the forward dtypes declared for
     the CPU, of every OpInfo entry in the wheel's declared table."""
-    from portability_data.pipeline.frames import plain_frame
+    from portability_data.readings.frames import plain_frame
 
     opinfo = plain_frame(wheel[(wheel["origin"] == "opinfo") & (wheel["framework"] == "torch")])
     found: dict[str, dict[str, Any]] = {}

@@ -11,13 +11,15 @@ are one repeat, not several independent ones.
 
 from __future__ import annotations
 
+import math
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
-from portability_data.pipeline.frames import column_values, plain_frame
-from portability_data.pipeline.subtests import SETTING, contention, host_load
+from portability_data.readings.frames import column_values, plain_frame
+from portability_data.readings.subtests import SETTING
 
 DEFAULT_QUIET_LOAD_MAX = 1.5  # params.yaml aggregate.quiet_load_max where absent
 BASIS_COLUMNS = [
@@ -129,7 +131,7 @@ def quiet_load_max(params_path: Path = Path("params.yaml")) -> float | None:
     machine, older params); null turns the rule off; anything else is a ParamsError."""
     import yaml
 
-    from portability_data.pipeline.params import ParamsError
+    from portability_data.readings.params import ParamsError
 
     try:
         params = yaml.safe_load(Path(params_path).read_text(encoding="utf-8"))
@@ -149,3 +151,39 @@ def quiet_load_max(params_path: Path = Path("params.yaml")) -> float | None:
             [f"aggregate.quiet_load_max: must be a load average >= 0 (or null: off), got {value!r}"],
         )
     return float(value)
+
+
+def contention(fact: Mapping[str, Any], quiet_load_max: float) -> tuple[float, str] | None:
+    """(how far over its quiet limit a run was, <= 0 when quiet; what was over what) by its best
+    measure: other work in cores where recorded (limit quiet_load_max - 1: the load average's
+    allowance beside the run's own worker), else the host load average; None without either."""
+    if fact.get("other") is not None:
+        limit = quiet_load_max - 1
+        return fact["other"] - limit, f"other work {fact['other']:.2f} cores > {limit:g}"
+    if fact.get("load") is not None:
+        return fact["load"] - quiet_load_max, f"host load {fact['load']:.2f} > {quiet_load_max:g}"
+    return None
+
+
+def host_load(value: Any) -> float | None:
+    """A runs.host_load_max value as a float; None where not recorded (runs before v3)."""
+    if value is None or isinstance(value, bool):
+        return None
+    try:
+        load = float(value)
+    except (TypeError, ValueError):
+        return None
+    return None if math.isnan(load) else load
+
+
+def json_object(text: Any) -> dict[str, Any]:
+    """A JSON object column value as a dict ({} for null or malformed)."""
+    import json
+
+    if not isinstance(text, str):
+        return {}
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return {}
+    return value if isinstance(value, dict) else {}

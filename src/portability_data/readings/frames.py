@@ -42,3 +42,11 @@ def typed_frame(schema: pa.Schema, rows: list[dict[str, Any]]) -> pd.DataFrame:
     """Rows as a frame with the contract's columns and Arrow types (as tableio reads them back)."""
     table = pa.Table.from_pylist(rows, schema=schema) if rows else schema.empty_table()
     return table.to_pandas(types_mapper=pd.ArrowDtype)
+
+
+def first_line(message: object, width: int = 160) -> str | None:
+    """A failure message's first non-empty line, cut to `width` (a table cell, not a traceback)."""
+    if not isinstance(message, str):
+        return None
+    lines = [line.strip() for line in message.splitlines() if line.strip()]
+    return lines[0][:width] if lines else None

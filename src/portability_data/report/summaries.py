@@ -12,7 +12,7 @@ from typing import Any
 
 import pandas as pd
 
-from portability_data.pipeline.frames import plain_frame
+from portability_data.readings.frames import plain_frame
 
 STUDY = "mince2023"  # the study: its outcomes' source and its sample's id
 
