@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -60,3 +61,14 @@ def test_readme_has_the_loading_and_analysis_examples(repo_root: Path, tmp_path:
     assert "mince2023" in out.stdout and "TPU v3-8" in out.stdout
     # modes apart (issue 59): TensorFlow's eager and compiled shares are not pooled into one number
     assert '"mode"' in analysis and "compiled" in out.stdout and "eager" in out.stdout
+
+
+def test_the_readme_lists_every_table_once_in_the_records_order(repo_root: Path) -> None:
+    """The README's table of tables is the records' list (a table added without its line, as `pooled`
+    once was, fails here)."""
+    from portability_data.tables.contracts import RECORDS
+
+    readme = (repo_root / "README.md").read_text(encoding="utf-8")
+    block = readme[readme.index("| `api` |") : readme.index("Every column is documented")]
+    listed = re.findall(r"^\| `(\w+)` \|", block, flags=re.MULTILINE)
+    assert listed == list(RECORDS)
