@@ -11,7 +11,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from portability_data.tables.contracts import TABLES, arrow_schema
+from portability_data.tables.contracts import RECORDS, TABLES, arrow_schema
 
 # Config -> the Parquet files of that table, relative to the dataset folder.
 CONFIG_FILES: dict[str, str] = {
@@ -97,39 +97,8 @@ def card_metadata(version: str, data_dir: Path | None = None) -> Any:
 
 
 TABLES_START, TABLES_END = "<!-- tables:start -->", "<!-- tables:end -->"
-TABLE_PURPOSE = {
-    "api": "Every public function, builtin, class and method of a framework at one version.",
-    "frequencies": "How often each API function is called in a corpus (resolved and bare-name counts).",
-    "samples": "Every draw, overlap and replacement of a stratified sample (incl. the study's, mince2023).",
-    "cases": "The cases: curated (a test file written here) and census (an entry of the framework's own "
-    "test database); the function, its test file, and where upstream tests it.",
-    "results": "One row per subtest x repeat of a run: outcome, failure category, every op timing.",
-    "runs": "One row per run: machine, versions, parameters, the timer's floor, status.",
-    "outcomes": "Per function x device x mode x source: success, partial or complete failure.",
-    "latencies": (
-        "Per function x device (x reference device): the study's latency, median, spread, ratio; our "
-        "runs' timings from quiet runs only (a run that measured other work on its cores is left out)."
-    ),
-    "pooled": (
-        "Every result row (curated and census, without its timings and error text) as the aggregate "
-        "stage pooled it: failures read by the current rule table, and for a row left out, why and which "
-        "run superseded it (outcomes and latencies rest on the others' curated rows; the report reads "
-        "this table instead of pooling the results again)."
-    ),
-    "published": "The 2023 study's numbers as printed (source mince2023-published), one row per value.",
-    "reproduction": "Every printed number of the study beside ours from its raw data: equal or not, and why.",
-    "reproduction_functions": "Where the study's Table 8 differs from ours: each function our rules do not "
-    "call a success, with the subtests behind our outcome.",
-    "declared": "What the framework's own test databases declare per function, device type and dtype: "
-    "supported dtypes, expected failures, skips, tolerances (PyTorch: OpInfo, ModuleInfo, OptimizerInfo, "
-    "the MPS lists).",
-    "support_matrix": "The census: per function entry x dtype x setting, whether it works on the framework's "
-    "own sample inputs (samples run and failed, deviation from the oracle), beside what the framework "
-    "declares for that device type and dtype.",
-    "crossframework": "One NumPy function name, the same inputs, every framework: per name x dtype x setting "
-    "measured in two frameworks or more, each framework's status and deviation from NumPy, whether they "
-    "agree and which one stands apart.",
-}
+# What a row of each table is: its record's summary (tables/), the one place it is written.
+TABLE_PURPOSE = {name: record.summary for name, record in RECORDS.items()}
 
 
 def tables_section() -> str:

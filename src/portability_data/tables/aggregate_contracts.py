@@ -87,7 +87,8 @@ OUTCOMES_RECORD = Table(
 
 LATENCIES_RECORD = Table(
     "latencies",
-    "Per function x device (x reference device): the study's latency, median, spread, ratio.",
+    "Per function x device (x reference device): the study's latency, median, spread, ratio; our runs' "
+    "timings from quiet runs only (a run that measured other work on its cores is left out).",
     (
         _SOURCE,
         FRAMEWORK,
@@ -123,7 +124,7 @@ _UNIT = _col("unit", _str, False, "ms, ratio, functions or %", isin=PUBLISHED_UN
 
 PUBLISHED_RECORD = Table(
     "published",
-    "The study's printed numbers, one row per value, as printed (source mince2023-published).",
+    "The 2023 study's numbers as printed (source mince2023-published), one row per value.",
     (
         _col(
             "source",
@@ -191,7 +192,7 @@ def _reason_iff_different(frame: Any) -> Any:
 
 REPRODUCTION_RECORD = Table(
     "reproduction",
-    "Every published value beside ours from the study's raw data: equal or not, and why not.",
+    "Every printed number of the study beside ours from its raw data: equal or not, and why.",
     (
         _col(
             "value_id", _str, False, "the published value (published.value_id)", startswith="/", unique=True
@@ -253,9 +254,8 @@ REPRODUCTION_RECORD = Table(
 
 REPRODUCTION_FUNCTIONS_RECORD = Table(
     "reproduction_functions",
-    "Where the study's Appendix Table 8 and ours differ, per framework and device model: each function "
-    "our rules do not call a success (and each outside the study's sample), with the subtests behind "
-    "our outcome.",
+    "Where the study's Table 8 differs from ours: each function our rules do not call a success, with "
+    "the subtests behind our outcome.",
     (
         FRAMEWORK,
         _col("device_model", _str, False, "the study's hardware model (reproduction.device_model)"),

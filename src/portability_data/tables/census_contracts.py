@@ -93,7 +93,9 @@ def _works_compared_every_sample(frame: Any) -> Any:
 
 SUPPORT_MATRIX_RECORD = Table(
     "support_matrix",
-    "The census: per function entry x dtype x setting, whether it works, against what it declares.",
+    "The census: per function entry x dtype x setting, whether it works on the framework's own sample "
+    "inputs (samples run and failed, deviation from the oracle), beside what the framework declares "
+    "for that device type and dtype.",
     (
         FRAMEWORK,
         _col("framework_version", _str, False, "version the census ran on", min_length=1),
@@ -211,7 +213,9 @@ def _frameworks_counts_the_group(frame: Any) -> Any:
 
 CROSSFRAMEWORK_RECORD = Table(
     "crossframework",
-    "One NumPy name x dtype x setting in two frameworks or more: each framework beside the others.",
+    "One NumPy function name, the same inputs, every framework: per name x dtype x setting measured in "
+    "two frameworks or more, each framework's status and deviation from NumPy, whether they agree and "
+    "which one stands apart.",
     (
         _col(
             "name",
@@ -351,7 +355,9 @@ def _dtype_rows_are_specific(frame: Any) -> Any:
 
 DECLARED_RECORD = Table(
     "declared",
-    "What a framework's own test databases declare per function, device type and dtype.",
+    "What the framework's own test databases declare per function, device type and dtype: supported "
+    "dtypes, expected failures, skips, tolerances (PyTorch: OpInfo, ModuleInfo, OptimizerInfo, the MPS "
+    "lists).",
     (
         FRAMEWORK,
         _col(

@@ -95,7 +95,7 @@ def _category_matches_outcome(frame: Any) -> Any:
 
 RESULTS_RECORD = Table(
     "results",
-    "One row per subtest x repeat of a run: outcome, failure category, op timings.",
+    "One row per subtest x repeat of a run: outcome, failure category, every op timing.",
     (
         _col("run_id", _str, False, "run that produced the row", matches=IDENTIFIER),
         _col("source", _str, False, "who produced it: portability or mince2023", matches=IDENTIFIER),
@@ -259,7 +259,7 @@ RESULTS_RECORD = Table(
 
 RUNS_RECORD = Table(
     "runs",
-    "One row per run: where, what, with which versions, and the timer's floor.",
+    "One row per run: machine, versions, parameters, the timer's floor, status.",
     (
         _col("run_id", _str, False, "unique run id", matches=IDENTIFIER, unique=True),
         _col("source", _str, False, "portability or mince2023", matches=IDENTIFIER),
@@ -374,8 +374,10 @@ REREAD = "failure_reread"
 
 POOLED_RECORD = Table(
     "pooled",
-    "Every result row as the aggregate stage reads it: failures re-read by the current rules, and "
-    "whether supersession pooled it (written once, so no reader pools again).",
+    "Every result row (curated and census, without its timings and error text) as the aggregate stage "
+    "pooled it: failures read by the current rule table, and for a row left out, why and which run "
+    "superseded it (outcomes and latencies rest on the others' curated rows; the report reads this "
+    "table instead of pooling the results again).",
     (
         *(replace(_RESULTS_COLUMNS[name], since=None) for name in _POOLED_FROM_RESULTS),
         _col(REREAD, BOOL, False, "the current rule table reads this failing row differently"),

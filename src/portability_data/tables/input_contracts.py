@@ -92,7 +92,7 @@ API_RECORD = Table(
 
 FREQUENCIES_RECORD = Table(
     "frequencies",
-    "How often each API function is called in a corpus: resolved and bare-name counts.",
+    "How often each API function is called in a corpus (resolved and bare-name counts).",
     (
         FRAMEWORK,
         _col("corpus", _str, False, "corpus identifier (source and its parameters)", min_length=1),
@@ -115,7 +115,7 @@ FREQUENCIES_RECORD = Table(
 
 SAMPLES_RECORD = Table(
     "samples",
-    "Every draw, overlap and replacement of a stratified sample.",
+    "Every draw, overlap and replacement of a stratified sample (incl. the study's, mince2023).",
     (
         _col("sample_id", _str, False, "which sample, e.g. mince2023", matches=IDENTIFIER),
         FRAMEWORK,
@@ -139,7 +139,8 @@ SAMPLES_RECORD = Table(
 
 CASES_RECORD = Table(
     "cases",
-    "The curated cases: one row per function with its test file and upstream test.",
+    "The cases: curated (a test file written here) and census (an entry of the framework's own test "
+    "database); the function, its test file, and where upstream tests it.",
     (
         _col(
             "case_id", _str, False, "unique case id, <framework>.<name>", matches=QUALIFIED_NAME, unique=True
