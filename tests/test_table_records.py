@@ -164,3 +164,23 @@ def test_a_real_table_names_the_column_and_check_in_its_error(column: str, bad: 
     text = str(caught.value)
     assert f"column {column!r}, row 1, value {bad!r}: fails {check}" in text, text
     assert text.startswith("f.parquet: table 'frequencies' breaks its contract (1 problem(s)):")
+
+
+def test_a_list_column_of_nulls_typed_float_by_pandas_converts_and_a_wrong_list_is_named(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """pandas types a column of NaN float64: a list column of nulls so typed converts (Arrow's NumPy
+    converter refused it with an error outside the table's), and a list column holding numbers is a
+    TableValidationError naming the column and row."""
+    from portability_data.tables import tableio
+
+    table = Table("lists", "A list column.", (Column("ops", pa.list_(pa.string()), True, "op names"),))
+    monkeypatch.setattr(tableio, "arrow_schema", lambda name: table.arrow_schema())
+    nulls = pd.DataFrame({"ops": [float("nan"), float("nan")]})
+    assert nulls["ops"].dtype == "float64"
+    assert to_arrow("lists", nulls).column("ops").to_pylist() == [None, None]
+    mixed = pd.DataFrame({"ops": [["aten::add"], float("nan")]})
+    assert to_arrow("lists", mixed).column("ops").to_pylist() == [["aten::add"], None]
+    with pytest.raises(TableValidationError) as caught:
+        to_arrow("lists", pd.DataFrame({"ops": [1.5, float("nan")]}))
+    assert "column 'ops', row 0" in str(caught.value), str(caught.value)

@@ -89,8 +89,15 @@ def to_arrow(table: str, frame: pd.DataFrame, source: str = "<memory>") -> pa.Ta
             continue
         series = frame[field.name]
         try:
-            array = pa.array(_plain(series), type=field.type, from_pandas=True)
-        except (pa.ArrowInvalid, pa.ArrowTypeError, TypeError, ValueError, OverflowError) as exc:
+            array = pa.array(_plain(series, field.type), type=field.type, from_pandas=True)
+        except (
+            pa.ArrowInvalid,
+            pa.ArrowTypeError,
+            pa.ArrowNotImplementedError,
+            TypeError,
+            ValueError,
+            OverflowError,
+        ) as exc:
             problems.extend(_type_problems(field, series, exc))
             continue
         if not field.nullable and array.null_count:
@@ -102,11 +109,15 @@ def to_arrow(table: str, frame: pd.DataFrame, source: str = "<memory>") -> pa.Ta
     return pa.Table.from_arrays(arrays, schema=schema)
 
 
-def _plain(series: pd.Series) -> object:
-    """The series as something pa.array takes: Arrow-backed columns pass their Arrow array."""
+def _plain(series: pd.Series, declared: pa.DataType) -> object:
+    """The series as something pa.array takes: Arrow-backed columns pass their Arrow array. A list
+    column goes as Python values even when pandas typed it float: all nulls (NaN) read as float64,
+    which Arrow's NumPy converter cannot turn into a list."""
     if isinstance(series.dtype, pd.ArrowDtype):
         return series.array._pa_array
-    return series.astype(object).where(series.notna(), None).tolist() if series.dtype == object else series
+    if series.dtype == object or pa.types.is_list(declared):
+        return series.astype(object).where(series.notna(), None).tolist()
+    return series
 
 
 def _type_problems(field: pa.Field, series: pd.Series, exc: Exception) -> list[Problem]:
@@ -115,7 +126,14 @@ def _type_problems(field: pa.Field, series: pd.Series, exc: Exception) -> list[P
     for row, value in enumerate(series.tolist()):
         try:
             pa.array([value], type=field.type, from_pandas=True)
-        except (pa.ArrowInvalid, pa.ArrowTypeError, TypeError, ValueError, OverflowError):
+        except (
+            pa.ArrowInvalid,
+            pa.ArrowTypeError,
+            pa.ArrowNotImplementedError,
+            TypeError,
+            ValueError,
+            OverflowError,
+        ):
             bad.append(Problem(field.name, row, value, f"not convertible to {field.type}"))
     return bad or [Problem(field.name, None, None, f"not convertible to {field.type}: {exc}")]
 
