@@ -1,7 +1,7 @@
 """Report benchmark: the report's tables that group thousands of subtests, hundreds of functions
 or thousands of name x dtype x setting groups, computed in one pass over plain columns (the
 host-fallback section's status counts and function ranking, report.host_fallback; the census
-section's largest cross-framework disagreements, pipeline.crossframework) against the same tables
+section's largest cross-framework disagreements, readings.crossframework) against the same tables
 computed one pandas group at a time, the form they had before, measured in the same run on the
 same rows.
 
@@ -27,7 +27,7 @@ from typing import Any
 
 import pandas as pd
 
-from portability_data.pipeline import crossframework
+from portability_data.readings import crossframework
 from portability_data.readings.subtests import Subtest
 from portability_data.report import host_fallback as section
 from portability_data.tables.contracts import FAILING_OUTCOMES

@@ -7,6 +7,7 @@ import pandas as pd
 import pytest
 
 from portability_data.pipeline import api_aliases as al
+from portability_data.readings import canonical
 
 
 def _fn(doc: str | None = None):
@@ -154,15 +155,15 @@ def test_with_canonical_and_counts() -> None:
             "alias": ["same_object", None, None],
         }
     )
-    mapping = al.canonical_map(api)
+    mapping = canonical.canonical_map(api)
     frame = pd.DataFrame(
         {"framework": ["tensorflow", "tensorflow"], "function": ["tensorflow.exp", "tf.unknown"]}
     )
-    out = al.with_canonical(frame, mapping)
+    out = canonical.with_canonical(frame, mapping)
     assert list(out["canonical_name"]) == ["tensorflow.math.exp", "tf.unknown"]
     counts = al.alias_counts(api).iloc[0]
     keys = ["names", "aliases", "same_object", "functions_with_aliases"]
     assert [counts[k] for k in keys] == [3, 1, 1, 1]
-    assert al.canonical_map(api.drop(columns=["canonical_name"])) == {}
+    assert canonical.canonical_map(api.drop(columns=["canonical_name"])) == {}
     with pytest.raises(KeyError, match="no column function"):
-        al.with_canonical(frame.rename(columns={"function": "name"}), mapping)
+        canonical.with_canonical(frame.rename(columns={"function": "name"}), mapping)
