@@ -525,3 +525,30 @@ def test_a_device_run_on_another_release_than_the_cpus_is_said_so() -> None:
     text = _now({"summary_failing": pd.DataFrame([gpu, ours, theirs])})
     assert text is not None and "against 5.0% of 10 on the CPU, 2.11.0+cpu" in text
     assert "another version" not in text
+
+
+def test_a_census_only_compiled_setting_is_not_called_older_than_the_execution_column() -> None:
+    """A compiled setting with no execution record: runs from before the column (its curated
+    subtests ran) or no curated run at all (a census-only path, whose outcomes are only the
+    functions its version lacks); the summary tells the two apart."""
+    from portability_data.report.summary import compiled_summary
+
+    def setting(device: str) -> dict[str, str]:
+        return {"source": "portability", "framework": "jax", "framework_version": "0.10.2",
+                "device": device, "device_model": f"EPYC ({device})", "mode": "compiled"}  # fmt: skip
+
+    outcomes = pd.DataFrame(
+        [
+            {
+                **setting("onnxruntime"),
+                "function": "jax.lax.infeed",
+                "n_subtests": 0,
+                "outcome": "unavailable",
+            },
+            {**setting("cpu"), "function": "jax.numpy.cos", "n_subtests": 2, "outcome": "success"},
+        ]
+    )
+    summary = compiled_summary(pd.DataFrame(), outcomes).set_index("device")
+    assert not summary.loc["onnxruntime", "curated_ran"]
+    assert summary.loc["cpu", "curated_ran"]
+    assert (summary["n_subtests"] == 0).all()

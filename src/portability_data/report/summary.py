@@ -150,7 +150,9 @@ def then_now_headline(
 def compiled_summary(executions: pd.DataFrame, outcomes: pd.DataFrame) -> pd.DataFrame:
     """Per compiled-mode setting of the newer sources: subtests by how they executed (pooled, not
     superseded runs; from the execution table); a setting whose runs recorded no execution gets a row
-    with n_subtests 0, so the summary says so instead of leaving it out."""
+    with n_subtests 0, so the summary says so instead of leaving it out, and `curated_ran` says
+    whether any curated subtest of it ran at all (false: a census-only setting, whose outcomes are
+    only the functions its framework version lacks)."""
     counts = ["n_subtests", "compiled", "graph_breaks", "eager_fallback", "not_routed"]
     columns = [*SETTING_KEYS, *counts, "pct_compiled"]
     settings = (
@@ -173,11 +175,24 @@ def compiled_summary(executions: pd.DataFrame, outcomes: pd.DataFrame) -> pd.Dat
                 **{k: record[k] for k in SETTING_KEYS},
                 **{c: int(record[c]) for c in counts},
                 "pct_compiled": round(100.0 * int(record["compiled"]) / n, 1) if n else None,
+                "curated_ran": True,
             }
         )
+    ran = (
+        {tuple(r) for r in outcomes[outcomes["n_subtests"] > 0][SETTING_KEYS].itertuples(index=False)}
+        if len(outcomes)
+        else set()
+    )
     for setting in settings:
-        rows.append({**dict(zip(SETTING_KEYS, setting)), **dict.fromkeys(counts, 0), "pct_compiled": None})
-    return in_reading_order(pd.DataFrame(rows, columns=columns))
+        rows.append(
+            {
+                **dict(zip(SETTING_KEYS, setting)),
+                **dict.fromkeys(counts, 0),
+                "pct_compiled": None,
+                "curated_ran": setting in ran,
+            }
+        )
+    return in_reading_order(pd.DataFrame(rows, columns=[*columns, "curated_ran"]))
 
 
 def _devices_of(settings: pd.DataFrame) -> list[str]:
@@ -304,8 +319,10 @@ def summary_headlines(tables: dict[str, pd.DataFrame]) -> list[Headline]:
             )
             text = f"{r.compiled} of {r.n_subtests} ({r.pct_compiled:.1f}%)"
             text += f"; {others}" if others else ""
-        else:
+        elif r.curated_ran:
             text = "not recorded (runs older than the execution column)"
+        else:
+            text = "no curated run (census only)"
         cells.setdefault((r.framework, column), []).append(f"{r.framework_version}: {text}")
     compiled_grid = _grid(cells, sorted(order, key=order.get), _frameworks_in(compiled))
 
