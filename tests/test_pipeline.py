@@ -4,11 +4,13 @@ benchmark."""
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import pandas as pd
 import pytest
 
+from tests import beside
 from tests.conftest import REPO_ROOT, copy_repository, example_rows
 from tests.conftest import sh as _sh
 
@@ -79,6 +81,26 @@ def test_a_shard_from_another_machine_is_aggregated_without_rerunning(repo_copy:
     assert "report:" in stale and "reproduce:" in stale and "aggregate:" not in stale, stale
 
 
+DERIVED = ("outcomes", "latencies", "pooled")
+
+
+def aggregation_job(folder: Path) -> beside.Job:
+    """The committed files in a fresh repository (a copy) and `portability aggregate` run there,
+    writing the derived tables beside it."""
+    repo = copy_repository(folder / "repo")
+    outs = [arg for name in DERIVED for arg in (f"--{name}", str(folder / f"{name}.parquet"))]
+    return beside.Job([[sys.executable, "-m", "portability_data.cli", "aggregate", *outs]], cwd=repo)
+
+
+# The aggregation of every committed shard (~20 s) runs beside the suite.
+BESIDE = {
+    "committed-aggregation": (
+        aggregation_job,
+        ["test_the_committed_outcomes_are_what_aggregation_makes_of_the_committed_shards"],
+    )
+}
+
+
 def test_the_committed_outcomes_are_what_aggregation_makes_of_the_committed_shards(tmp_path: Path) -> None:
     """The derived tables are never taken on trust: a pull request that adds a hardware run commits
     its shards and what `dvc repro` made of them (CONTRIBUTING, issue 22), and CI derives the
@@ -87,24 +109,12 @@ def test_the_committed_outcomes_are_what_aggregation_makes_of_the_committed_shar
     sides are the committed files (a copy): this machine's untracked shards are in neither."""
     from portability_data.tables.tableio import read_table
 
-    repo = copy_repository(tmp_path / "repo")
-    derived = {name: tmp_path / f"{name}.parquet" for name in ("outcomes", "latencies", "pooled")}
-    _sh(
-        [
-            "portability",
-            "aggregate",
-            "--outcomes",
-            str(derived["outcomes"]),
-            "--latencies",
-            str(derived["latencies"]),
-            "--pooled",
-            str(derived["pooled"]),
-        ],
-        repo,
-    )
-    for name, path in derived.items():
+    done = beside.finished("committed-aggregation", aggregation_job, tmp_path)
+    assert done.returncode == 0, f"aggregate failed:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
+    repo = done.folder / "repo"
+    for name in DERIVED:
         committed = read_table(name, repo / "data" / name)
-        again = read_table(name, path)
+        again = read_table(name, done.folder / f"{name}.parquet")
         assert len(again) == len(committed), (
             f"data/{name}: {len(committed)} rows committed, {len(again)} derived"
         )
