@@ -24,6 +24,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 TIMEOUT_S = 900  # as conftest's `command`
 
@@ -65,6 +66,24 @@ def _script(job: Job, folder: Path) -> str:
     run = shlex.quote(f"cd {shlex.quote(str(job.cwd))} && {chain}")
     out, err, status = (shlex.quote(str(folder / name)) for name in ("stdout", "stderr", "status"))
     return f"sh -c {run} > {out} 2> {err} < /dev/null; echo $? > {status}.part && mv {status}.part {status}\n"
+
+
+def arrange(items: list[Any]) -> None:
+    """Start the jobs that the selected tests (`items`) need, themselves or through a fixture, and
+    move the modules that declare jobs to the end, so that the jobs have the rest of the suite to end in."""
+    wanted: dict[str, Prepare] = {}
+    late = []
+    for item in items:
+        jobs = getattr(getattr(item, "module", None), "BESIDE", None)
+        if not jobs:
+            continue
+        late.append(item)
+        needs = {getattr(item, "originalname", item.name), *getattr(item, "fixturenames", ())}
+        wanted.update({name: prepare for name, (prepare, users) in jobs.items() if needs & set(users)})
+    if wanted:
+        moved = set(map(id, late))
+        items[:] = [item for item in items if id(item) not in moved] + late
+        start(wanted)
 
 
 def start(wanted: dict[str, Prepare]) -> None:

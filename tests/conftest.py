@@ -45,26 +45,11 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:
-    """Start the jobs (tests/beside.py) that a selected test needs, itself or through a fixture,
-    and run the modules that declare jobs last, so that the jobs have the rest of the suite to end in."""
+    """The jobs a selected test waits for start beside the suite (tests/beside.py)."""
     from tests import beside
 
-    if session.config.option.collectonly:
-        return
-    items = session.items
-    wanted: dict[str, beside.Prepare] = {}
-    late: list[pytest.Item] = []
-    for item in items:
-        jobs = getattr(getattr(item, "module", None), "BESIDE", None)
-        if not jobs:
-            continue
-        late.append(item)
-        needs = {getattr(item, "originalname", item.name), *getattr(item, "fixturenames", ())}
-        wanted.update({name: prepare for name, (prepare, users) in jobs.items() if needs & set(users)})
-    if wanted:
-        moved = set(map(id, late))
-        items[:] = [item for item in items if id(item) not in moved] + late
-        beside.start(wanted)
+    if not session.config.option.collectonly:
+        beside.arrange(session.items)
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:
