@@ -1,15 +1,16 @@
 """Setups that run beside the suite (issue 57): a command a test only waits for the end of (a venv
-built, the whole aggregation of the committed shards, every case collected) starts, niced, as soon
-as the session has collected a test that needs it, so that its seconds overlap the rest of the suite
-instead of adding to it; the test then asserts on its exit status and output as it would have on a
-`subprocess.run` of its own.
+built, the whole aggregation of the committed shards, every case collected) starts, at the lowest
+priority, as soon as the session has collected a test that needs it, so that its seconds overlap the
+rest of the suite instead of adding to it; the test then asserts on its exit status and output as
+it would have on a `subprocess.run` of its own.
 
 A test module declares its jobs in `BESIDE`: name -> (a function of a scratch folder that prepares
 what the commands need and returns them, the names of the tests and fixtures that wait for it).
-conftest.py starts the jobs a selected test needs (`start`), in one niced process that runs them
-one after another, moves the modules that declare jobs to the end of the session (their tests then
-find the jobs done) and stops what is left when the session ends (`stop`). `finished` waits for a
-job, or runs it there and then where the session did not start it (a module run another way).
+conftest.py starts the jobs a selected test needs (`start`), in one process at the lowest priority
+(nice 19, idle I/O) that runs them one after another, moves the modules that declare jobs to the
+end of the session (their tests then find the jobs done) and stops what is left when the session
+ends (`stop`). `finished` waits for a job, or runs it there and then where the session did not start
+it (a module run another way).
 """
 
 from __future__ import annotations
@@ -87,7 +88,7 @@ def arrange(items: list[Any]) -> None:
 
 
 def start(wanted: dict[str, Prepare]) -> None:
-    """Prepare each job and start them all, in this order, in one niced process of its own session."""
+    """Prepare each job and start them all, in this order, in one process of its own session."""
     global _session
     if not wanted:
         return
@@ -98,8 +99,11 @@ def start(wanted: dict[str, Prepare]) -> None:
         folder.mkdir()
         script += _script(prepare(folder), folder)
         _session.jobs[name] = folder
+    # the lowest CPU priority (and the idle I/O class, where there is ionice): the suite's own tests,
+    # some of which wait on beats of a fraction of a second, keep the machine
+    idle_io = ["ionice", "-c", "3"] if shutil.which("ionice") else []
     _session.process = subprocess.Popen(
-        ["nice", "-n", "10", "sh", "-c", script], start_new_session=True, stdin=subprocess.DEVNULL
+        ["nice", "-n", "19", *idle_io, "sh", "-c", script], start_new_session=True, stdin=subprocess.DEVNULL
     )
 
 
