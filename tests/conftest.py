@@ -44,6 +44,20 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         collected[item.nodeid] = tier
 
 
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """The jobs a selected test waits for start beside the suite (tests/beside.py)."""
+    from tests import beside
+
+    if not session.config.option.collectonly:
+        beside.arrange(session.items)
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    from tests import beside
+
+    beside.stop()
+
+
 @pytest.fixture(autouse=True)
 def _unit_tier_guard(request: pytest.FixtureRequest) -> Iterator[None]:
     """A unit test that starts a process or imports a framework anyway fails, naming what it did."""

@@ -3,7 +3,8 @@
 
 A fresh venv gets this repository without extras plus JAX (pinned as in the `frameworks` extra),
 then `portability run` measures two cases there. The install uses the package registry, as CI's own
-install does (pip's cache makes it a local copy after the first time).
+install does (pip's cache makes it a local copy after the first time), beside the suite from the
+session's start (tests/beside.py).
 """
 
 from __future__ import annotations
@@ -19,6 +20,8 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
+from tests import beside
+
 CASES = {"numpy_add": "jax.numpy.add", "nn_one_hot": "jax.nn.one_hot"}
 PIPELINE_ONLY = ("pandas", "pandera", "dvc", "datasets", "matplotlib")
 REPO_ROOT = Path(__file__).resolve().parents[1]
@@ -33,25 +36,28 @@ def framework_pin(repo_root: Path, name: str) -> str:
     raise AssertionError(f"pyproject.toml: no {name} in the frameworks extra")
 
 
-@pytest.fixture(scope="module")
-def bare_venv(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    base = tmp_path_factory.mktemp("bare")
-    source = base / "source"  # a copy of what a wheel is built from: the build leaves the checkout alone
+def bare_venv_job(base: Path) -> beside.Job:
+    """A copy of what a wheel is built from (the build leaves the checkout alone), and the commands
+    that make the venv and install it with the pinned jax there."""
+    source = base / "source"
     skip = shutil.ignore_patterns("__pycache__", "*.egg-info")
     shutil.copytree(REPO_ROOT / "src", source / "src", ignore=skip)
     for name in ("pyproject.toml", "README.md"):
         shutil.copy(REPO_ROOT / name, source / name)
     venv = base / "venv"
-    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
-    install = subprocess.run(
-        [str(venv / "bin" / "pip"), "install", "-q", str(source), framework_pin(REPO_ROOT, "jax")],
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=900,
-    )
-    assert install.returncode == 0, f"installing the light core + jax failed:\n{install.stderr[-3000:]}"
-    return venv
+    install = [str(venv / "bin" / "pip"), "install", "-q", str(source), framework_pin(REPO_ROOT, "jax")]
+    return beside.Job([[sys.executable, "-m", "venv", str(venv)], install], cwd=base)
+
+
+# The venv is built beside the suite (a minute where pip's cache is cold).
+BESIDE = {"bare-venv": (bare_venv_job, ["bare_venv"])}
+
+
+@pytest.fixture(scope="module")
+def bare_venv(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    built = beside.finished("bare-venv", bare_venv_job, tmp_path_factory.mktemp("bare"))
+    assert built.returncode == 0, f"installing the light core + jax failed:\n{built.stderr[-3000:]}"
+    return built.folder / "venv"
 
 
 def test_the_bare_venv_has_the_light_core_and_no_pipeline(bare_venv: Path) -> None:

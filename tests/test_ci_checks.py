@@ -10,6 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from tests import beside
 from tests.conftest import REPO_ROOT
 
 SCRIPTS = Path(sys.executable).parent
@@ -60,21 +61,14 @@ def test_ci_fails_on_an_unformatted_file_and_names_it(tmp_path: Path) -> None:
     assert "CI: ruff format would change the files above" in done.stdout
 
 
-def test_mypy_passes_and_fails_loudly_on_a_type_error(tmp_path: Path) -> None:
-    """mypy as CI runs it (pyproject's [tool.mypy]) passes on the repository; the same settings on a
-    copy of tables/ with one wrong return type fail and name the file and line. On the repository
-    with its own cache (.mypy_cache, as `mypy` there keeps it, like ruff's): CI's mypy step after the
-    suite then reads it instead of checking cold again (~10 s); mypy re-checks what changed."""
-    script = ci_lines(".venv/bin/mypy", 1)
-    here = subprocess.run(
-        [str(SCRIPTS / "mypy")],
-        cwd=REPO_ROOT,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    assert here.returncode == 0 and "Success: no issues found" in here.stdout, here.stdout + here.stderr
-    copy = tmp_path / "repo"
+def mypy_here_job(folder: Path) -> beside.Job:
+    """mypy as CI runs it, on the repository with its own cache."""
+    return beside.Job([[str(SCRIPTS / "mypy")]], cwd=REPO_ROOT)
+
+
+def mypy_wrong_job(folder: Path) -> beside.Job:
+    """CI's mypy line on a copy of tables/ with one wrong return type."""
+    copy = folder / "repo"
     shutil.copytree(REPO_ROOT / "src" / "portability_data" / "tables", copy / "src/portability_data/tables")
     (copy / "src/portability_data/__init__.py").write_text("")
     (copy / "src/portability_data/runner").mkdir()
@@ -83,7 +77,25 @@ def test_mypy_passes_and_fails_loudly_on_a_type_error(tmp_path: Path) -> None:
     (copy / "src/portability_data/tables/wrong.py").write_text(
         '"""A wrong return type."""\n\n\ndef count() -> int:\n    return "one"\n'
     )
-    failed = run_ci(script, copy)
+    (copy / ".venv").mkdir()
+    (copy / ".venv" / "bin").symlink_to(SCRIPTS, target_is_directory=True)
+    return beside.Job([["bash", "-c", ci_lines(".venv/bin/mypy", 1)]], cwd=copy)
+
+
+# Two mypy runs (~10 s) beside the suite.
+MYPY_TEST = "test_mypy_passes_and_fails_loudly_on_a_type_error"
+BESIDE = {"mypy-here": (mypy_here_job, [MYPY_TEST]), "mypy-wrong": (mypy_wrong_job, [MYPY_TEST])}
+
+
+def test_mypy_passes_and_fails_loudly_on_a_type_error(tmp_path: Path) -> None:
+    """mypy as CI runs it (pyproject's [tool.mypy]) passes on the repository; the same settings on a
+    copy of tables/ with one wrong return type fail and name the file and line. On the repository
+    with its own cache (.mypy_cache, as `mypy` there keeps it, like ruff's): CI's mypy step after the
+    suite then reads it instead of checking cold again (~10 s); mypy re-checks what changed. Both
+    run beside the suite (tests/beside.py)."""
+    here = beside.finished("mypy-here", mypy_here_job, tmp_path / "here")
+    assert here.returncode == 0 and "Success: no issues found" in here.stdout, here.stdout + here.stderr
+    failed = beside.finished("mypy-wrong", mypy_wrong_job, tmp_path / "wrong")
     assert failed.returncode == 1
     assert 'src/portability_data/tables/wrong.py:5: error: Incompatible return value type (got "str"' in (
         failed.stdout

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.test_ci_xla import FAKE_DF, FAKE_PYTHON3, FAKE_SUITE_PYTHON, write_executable
+from tests.test_ci_xla import FAKE_DF, FAKE_PYTHON3, XLA_CASE, write_executable
 
 CASE = "-m pytest -q -p no:typeguard tests/test_edge_paths.py -k torch-litert"
 # The fake `python3 -m venv` of a whole .ci/run also gives the environment CI's code checkers.
@@ -49,7 +49,6 @@ def ci_litert_step(
 ) -> subprocess.CompletedProcess[str]:
     """Source .ci/xla.sh and .ci/litert.sh in a scratch checkout and run them around a suite as .ci/run
     does."""
-    write_executable(tmp_path / ".venv" / "bin" / "python", FAKE_SUITE_PYTHON)
     steps = repo_root / ".ci"
     script = (
         f"set -euo pipefail\nsource {steps / 'xla.sh'}\nsource {steps / 'litert.sh'}\n"
@@ -96,7 +95,9 @@ def test_without_room_for_all_three_it_installs_after_the_suite(
     assert "the litert case ran during it: no" in done.stdout
     assert re.search(r"the litert-torch environment: installed in \d+ s after the suite", done.stdout)
     assert f".ci-venv-litert python (niceness 0): PORTABILITY_REQUIRE_LITERT_TORCH=1 {CASE}" in done.stdout
-    assert "suite: PORTABILITY_REQUIRE_XLA=1" in done.stdout
+    assert (
+        f"PORTABILITY_REQUIRE_XLA=1 PORTABILITY_XLA_PYTHON={tmp_path}/.ci-venv-xla/bin/python" in done.stdout
+    )
     assert done.stdout.rstrip().endswith("finished")
 
 
@@ -157,7 +158,7 @@ def test_ci_runs_every_step_in_order_with_the_litert_environment_beside_the_suit
         "ruff format --check src tests benchmarks\n",
         "mypy \n",
         "the xla environment: installed in",
-        "-m pytest -q tests/test_xla_device.py\n",
+        f"{XLA_CASE}\n",
         "the litert-torch environment: installed in",
         f".ci-venv-litert python (niceness 10): PORTABILITY_REQUIRE_LITERT_TORCH=1 {CASE}\n",
         "CI wall time: ",

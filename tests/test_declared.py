@@ -4,6 +4,8 @@ be read or mapped is kept (with why), never dropped and never a crash."""
 
 from __future__ import annotations
 
+import pickle
+import sys
 import textwrap
 import unittest
 from pathlib import Path
@@ -18,13 +20,13 @@ from portability_data.pipeline.api_names import public_names
 from portability_data.pipeline.declared import (
     DeclaredError,
     HarvestSummary,
-    harvest_declared,
 )
 from portability_data.pipeline.frameworks.torch.databases import declaration_rows, read_decorator
 from portability_data.pipeline.frameworks.torch.entries import EntryRef
 from portability_data.pipeline.frameworks.torch.mps import mps_rows
 from portability_data.tables.contracts import DECLARED_KINDS, arrow_schema
 from portability_data.tables.tableio import TableValidationError, read_table, to_arrow, validate, write_table
+from tests import beside
 from tests.conftest import REPO_ROOT
 
 API_TABLE = REPO_ROOT / "data" / "api" / "api.parquet"
@@ -36,10 +38,30 @@ def api() -> pd.DataFrame:
     return read_table("api", API_TABLE)
 
 
+def harvest_job(folder: Path) -> beside.Job:
+    """One harvest of the installed wheels (imports op_db, traces TensorFlow's ops: ~20 s), pickled."""
+    code = (
+        "import pickle\n"
+        "from portability_data.pipeline.declared import harvest_declared\n"
+        "from portability_data.tables.tableio import read_table\n"
+        f"found = harvest_declared(read_table('api', {str(API_TABLE)!r}))\n"
+        f"with open({str(folder / 'harvest.pickle')!r}, 'wb') as out:\n"
+        "    pickle.dump(found, out)\n"
+    )
+    return beside.Job([[sys.executable, "-c", code]], cwd=REPO_ROOT)
+
+
+BESIDE = {"declared-harvest": (harvest_job, ["harvest"])}
+
+
 @pytest.fixture(scope="module")
-def harvest(api: pd.DataFrame) -> tuple[pd.DataFrame, HarvestSummary]:
-    """One harvest of the installed wheel for the whole module (imports op_db: seconds)."""
-    return harvest_declared(api)
+def harvest(tmp_path_factory: pytest.TempPathFactory) -> tuple[pd.DataFrame, HarvestSummary]:
+    """One harvest of the installed wheels for the whole module, made beside the suite."""
+    done = beside.finished("declared-harvest", harvest_job, tmp_path_factory.mktemp("harvest"))
+    assert done.returncode == 0, f"the harvest failed:\n{done.stderr[-3000:]}"
+    with (done.folder / "harvest.pickle").open("rb") as pickled:
+        found: tuple[pd.DataFrame, HarvestSummary] = pickle.load(pickled)
+    return found
 
 
 @pytest.fixture(scope="module")

@@ -4,6 +4,7 @@ is written under data/ (no shard, no runs row, no journal). Exit 1 when a planne
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -12,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from tests import beside
 from tests.conftest import REPO_ROOT
 
 # One active case per framework, copied with the harness conftest into a scratch checkout.
@@ -19,9 +21,7 @@ CASES = {"jax": "numpy_add", "torch": "argsort", "tensorflow": "cast"}
 CLI = ["nice", "-n", "19", sys.executable, "-m", "portability_data.cli"]
 
 
-@pytest.fixture
-def checkout(tmp_path: Path) -> Path:
-    root = tmp_path / "checkout"
+def make_checkout(root: Path) -> Path:
     (root / "cases").mkdir(parents=True)
     shutil.copy(REPO_ROOT / "cases" / "conftest.py", root / "cases" / "conftest.py")
     for framework, slug in CASES.items():
@@ -30,6 +30,11 @@ def checkout(tmp_path: Path) -> Path:
             shutil.copy(REPO_ROOT / "cases" / framework / name, root / "cases" / framework / name)
     shutil.copy(REPO_ROOT / "params.yaml", root / "params.yaml")
     return root
+
+
+@pytest.fixture
+def checkout(tmp_path: Path) -> Path:
+    return make_checkout(tmp_path / "checkout")
 
 
 def snapshot(root: Path) -> dict[str, tuple[int, int]]:
@@ -84,9 +89,25 @@ def test_dry_run_does_not_go_with_resume(checkout: Path) -> None:
     assert not (checkout / "data").exists()
 
 
-def test_bench_dry_run_plans_every_framework_and_writes_nothing(checkout: Path) -> None:
-    before = snapshot(checkout)
-    done = portability(checkout, "bench", "--dry-run", "--profile", "quick")
+def bench_dry_run_job(folder: Path) -> beside.Job:
+    """A checkout, what is in it before, and the bench's dry run in it (a worker per framework:
+    ~15 s), beside the suite."""
+    checkout = make_checkout(folder / "checkout")
+    (folder / "before.json").write_text(json.dumps(snapshot(checkout)))
+    return beside.Job([[*CLI, "bench", "--dry-run", "--profile", "quick"]], cwd=checkout)
+
+
+BESIDE = {
+    "bench-dry-run": (bench_dry_run_job, ["test_bench_dry_run_plans_every_framework_and_writes_nothing"])
+}
+
+
+def test_bench_dry_run_plans_every_framework_and_writes_nothing(tmp_path: Path) -> None:
+    done = beside.finished("bench-dry-run", bench_dry_run_job, tmp_path)
+    checkout = done.folder / "checkout"
+    before = {
+        path: tuple(seen) for path, seen in json.loads((done.folder / "before.json").read_text()).items()
+    }
     output = done.stdout + done.stderr
     assert done.returncode == 0, output
     for framework in CASES:

@@ -4,11 +4,15 @@ benchmark."""
 
 from __future__ import annotations
 
+import os
+import shlex
+import sys
 from pathlib import Path
 
 import pandas as pd
 import pytest
 
+from tests import beside
 from tests.conftest import REPO_ROOT, copy_repository, example_rows
 from tests.conftest import sh as _sh
 
@@ -32,9 +36,12 @@ def test_second_repro_is_a_no_op(repo_copy: Path) -> None:
     assert "Running stage" not in out, out
 
 
-def test_a_shard_from_another_machine_is_aggregated_without_rerunning(repo_copy: Path) -> None:
-    from portability_data.tables.tableio import read_table, write_table
+def another_machine_job(folder: Path) -> beside.Job:
+    """A copy of the repository with a shard and runs row from another machine added, and there
+    `dvc status`, the aggregate stage twice and `dvc status` again, each one's output in a file."""
+    from portability_data.tables.tableio import write_table
 
+    repo = copy_repository(folder / "repo")
     rows = example_rows()["results"]
     rows = [
         {
@@ -49,7 +56,7 @@ def test_a_shard_from_another_machine_is_aggregated_without_rerunning(repo_copy:
     write_table(
         "results",
         pd.DataFrame(rows),
-        repo_copy / "data/results/contributed/torch-gpu-eager-other-machine.parquet",
+        repo / "data/results/contributed/torch-gpu-eager-other-machine.parquet",
     )
     run = {
         **example_rows()["runs"][0],
@@ -59,24 +66,79 @@ def test_a_shard_from_another_machine_is_aggregated_without_rerunning(repo_copy:
         "device_model": "NVIDIA H100",
     }
     write_table(
-        "runs", pd.DataFrame([run]), repo_copy / "data/runs/contributed/torch-gpu-eager-other-machine.parquet"
+        "runs", pd.DataFrame([run]), repo / "data/runs/contributed/torch-gpu-eager-other-machine.parquet"
     )
-    status = _sh(["dvc", "status"], repo_copy)
+    # as conftest's `command` runs DVC: the venv's scripts first on the PATH (the stages call them)
+    scripts = f"PATH={Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"
+    dvc = ["env", scripts, "DVC_NO_ANALYTICS=1", sys.executable, "-m", "dvc"]
+    return beside.Job(
+        [
+            ["sh", "-c", f"{shlex.join([*dvc, *args])} > {shlex.quote(str(folder / name))}.out 2>&1"]
+            for name, args in ANOTHER_MACHINE_STEPS.items()
+        ],
+        cwd=repo,
+    )
+
+
+ANOTHER_MACHINE_STEPS = {
+    "status": ["status"],
+    "repro": ["repro", "aggregate"],
+    "again": ["repro", "aggregate"],
+    "stale": ["status"],
+}
+
+
+def test_a_shard_from_another_machine_is_aggregated_without_rerunning(tmp_path: Path) -> None:
+    from portability_data.tables.tableio import read_table
+
+    done = beside.finished("another-machine", another_machine_job, tmp_path)
+    said = {
+        n: (done.folder / f"{n}.out").read_text()
+        for n in ANOTHER_MACHINE_STEPS
+        if (done.folder / f"{n}.out").exists()
+    }
+    assert done.returncode == 0, f"a DVC command failed: {said}"
+    status = said["status"]
     assert "aggregate:" in status and "run:" not in status, status
     # the aggregate stage and whatever upstream of it is stale; the report and the other stages
     # downstream are left stale (checked below) rather than rebuilt: they cost minutes in CI and
     # test_second_repro_is_a_no_op and the report's own tests cover them
-    out = _sh(["dvc", "repro", "aggregate"], repo_copy)
+    out = said["repro"]
     assert "Running stage 'aggregate'" in out
     assert "Running stage 'run'" not in out and "Running stage 'enumerate'" not in out
-    outcomes = read_table("outcomes", repo_copy / "data/outcomes")
+    outcomes = read_table("outcomes", done.folder / "repo" / "data/outcomes")
     added = outcomes[outcomes["source"] == "contributed"]
     assert added[["function", "device", "outcome"]].values.tolist() == [
         ["torch.argsort", "gpu", "partial_failure"]
     ]
-    assert "Running stage" not in _sh(["dvc", "repro", "aggregate"], repo_copy)
-    stale = _sh(["dvc", "status"], repo_copy)
+    assert "Running stage" not in said["again"]
+    stale = said["stale"]
     assert "report:" in stale and "reproduce:" in stale and "aggregate:" not in stale, stale
+
+
+DERIVED = ("outcomes", "latencies", "pooled")
+
+
+def aggregation_job(folder: Path) -> beside.Job:
+    """The committed files in a fresh repository (a copy) and `portability aggregate` run there,
+    writing the derived tables beside it."""
+    repo = copy_repository(folder / "repo")
+    outs = [arg for name in DERIVED for arg in (f"--{name}", str(folder / f"{name}.parquet"))]
+    return beside.Job([[sys.executable, "-m", "portability_data.cli", "aggregate", *outs]], cwd=repo)
+
+
+# The aggregate stage's runs (~20 s each: DVC's with another machine's shard, and the aggregation of
+# every committed shard) run beside the suite.
+BESIDE = {
+    "another-machine": (
+        another_machine_job,
+        ["test_a_shard_from_another_machine_is_aggregated_without_rerunning"],
+    ),
+    "committed-aggregation": (
+        aggregation_job,
+        ["test_the_committed_outcomes_are_what_aggregation_makes_of_the_committed_shards"],
+    ),
+}
 
 
 def test_the_committed_outcomes_are_what_aggregation_makes_of_the_committed_shards(tmp_path: Path) -> None:
@@ -87,24 +149,12 @@ def test_the_committed_outcomes_are_what_aggregation_makes_of_the_committed_shar
     sides are the committed files (a copy): this machine's untracked shards are in neither."""
     from portability_data.tables.tableio import read_table
 
-    repo = copy_repository(tmp_path / "repo")
-    derived = {name: tmp_path / f"{name}.parquet" for name in ("outcomes", "latencies", "pooled")}
-    _sh(
-        [
-            "portability",
-            "aggregate",
-            "--outcomes",
-            str(derived["outcomes"]),
-            "--latencies",
-            str(derived["latencies"]),
-            "--pooled",
-            str(derived["pooled"]),
-        ],
-        repo,
-    )
-    for name, path in derived.items():
+    done = beside.finished("committed-aggregation", aggregation_job, tmp_path)
+    assert done.returncode == 0, f"aggregate failed:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
+    repo = done.folder / "repo"
+    for name in DERIVED:
         committed = read_table(name, repo / "data" / name)
-        again = read_table(name, path)
+        again = read_table(name, done.folder / f"{name}.parquet")
         assert len(again) == len(committed), (
             f"data/{name}: {len(committed)} rows committed, {len(again)} derived"
         )

@@ -19,7 +19,6 @@ from tests.conftest import latency_row as _latency
 from tests.conftest import outcome_row as _outcome
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
-STUDY_RESULTS = REPO_ROOT / "data" / "results" / "mince2023"
 
 A100 = ("mince2023", "torch", "1.12.0", "gpu", "A100", "eager")
 OUR_CPU = ("portability", "torch", "2.13.0", "cpu", "EPYC", "eager")
@@ -321,41 +320,6 @@ def test_stale_figures_are_removed_and_metric_keys_stay_put_across_versions(tmp_
         "portability/torch/epyc/eager@2.14.0",
         "mince2023/torch/t4/eager",
     } <= keys
-
-
-@pytest.mark.skipif(
-    not STUDY_RESULTS.is_dir(), reason="the study's imported results (data/results) are absent"
-)
-def test_report_on_the_study_data(tmp_path: Path) -> None:
-    """The report over the committed outcomes and latencies (test_pipeline checks that they are
-    what aggregation makes of the committed shards, so they are not aggregated again here)."""
-    data = tmp_path / "data"
-    data.mkdir()
-    for name in ("outcomes", "latencies", "samples", "pooled"):
-        (data / name).symlink_to(REPO_ROOT / "data" / name)
-    out = tmp_path / "reports"
-    run_report(data, out, out / "metrics.json")
-    metrics = json.loads((out / "metrics.json").read_text())
-    # the study's Table 1: PyTorch on the T4 vs the TPU v3-8
-    assert metrics["outcomes"]["mince2023/torch/t4/eager"]["pct_success"] == pytest.approx(92.1, abs=0.1)
-    assert metrics["outcomes"]["mince2023/torch/tpu-v3-8/eager"]["pct_success"] == pytest.approx(
-        50.8, abs=0.1
-    )
-    assert metrics["latency"]["mince2023/torch/tpu-v3-8_vs_t4/eager"]["pct_faster_on_device"] == 0.0
-    assert {"mince2023/torch/a100_vs_t4/eager", "mince2023/jax/tpu-v2-8_vs_tpu-v3-8/eager"} <= set(
-        metrics["generations"]
-    )
-    markdown = (out / "report.md").read_text()
-    for name in re.findall(r"!\[[^\]]*\]\(([^)]+)\)", markdown):
-        assert (out / name).is_file()
-    for figure in (
-        "outcome_shares.png",
-        "latency_tpu_vs_gpu.png",
-        "generations_latency.png",
-        "failure_by_decile.png",
-        "latency_density.png",
-    ):
-        assert (out / "figures" / figure).is_file()
 
 
 def test_samples_spelled_tf_match_results_spelled_tensorflow(tmp_path: Path) -> None:

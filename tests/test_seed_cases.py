@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import subprocess
 import sys
 from pathlib import Path
 
@@ -11,6 +10,8 @@ import pyarrow.parquet as pq
 import pytest
 
 from portability_data.runner.supervisor import Paths, RunSpec, run
+from tests import beside
+from tests.conftest import REPO_ROOT
 from tests.test_ci_xla import FAKE_DF, write_executable
 
 SEEDS = {
@@ -42,16 +43,20 @@ def test_seed_cases_run_and_write_a_real_shard(framework: str, repo_root: Path, 
     assert runs[0]["status"] == "complete" and runs[0]["n_results"] == len(rows)
 
 
-def test_every_case_in_the_repository_checks(repo_root: Path) -> None:
+def case_check_job(folder: Path) -> beside.Job:
+    """`portability case check` of the repository's cases, as CI runs it."""
+    return beside.Job([[sys.executable, "-m", "portability_data.cli", "case", "check"]], cwd=REPO_ROOT)
+
+
+# The check collects every case under each framework (~20 s): it runs beside the suite.
+BESIDE = {"case-check": (case_check_job, ["test_every_case_in_the_repository_checks"])}
+
+
+def test_every_case_in_the_repository_checks(tmp_path: Path) -> None:
     """`portability case check`, as CI runs it: rows, api membership, samples and pytest collection."""
-    out = subprocess.run(
-        [sys.executable, "-m", "portability_data.cli", "case", "check"],
-        cwd=repo_root,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    out = beside.finished("case-check", case_check_job, tmp_path)
     assert out.returncode == 0, out.stderr[-5000:]
+    assert "case row(s) OK" in out.stdout, out.stdout
 
 
 def test_readme_test_command_is_what_ci_runs(repo_root: Path) -> None:
