@@ -8,6 +8,8 @@ import pandas as pd
 
 from portability_data.readings.frames import plain_frame
 
+CLASSES = ("success", "partial_failure", "complete_failure")  # the outcome classes Table 8 counts
+
 
 def equal_counts(reproduction: pd.DataFrame, by: tuple[str, ...] = ("published_table",)) -> pd.DataFrame:
     """Equal / total per published table (or finer): what the floor test guards."""

@@ -11,11 +11,9 @@ from typing import Any
 import pandas as pd
 
 from portability_data.readings.frames import plain_frame
-from portability_data.readings.reproduction import equal_counts
+from portability_data.readings.reproduction import CLASSES, equal_counts
 from portability_data.report.render import Section
 from portability_data.tables.tableio import read_table
-
-CLASSES = ("success", "partial_failure", "complete_failure")  # Table 8's outcome classes
 
 
 def table8(reproduction: pd.DataFrame) -> pd.DataFrame:

@@ -90,14 +90,7 @@ def to_arrow(table: str, frame: pd.DataFrame, source: str = "<memory>") -> pa.Ta
         series = frame[field.name]
         try:
             array = pa.array(_plain(series, field.type), type=field.type, from_pandas=True)
-        except (
-            pa.ArrowInvalid,
-            pa.ArrowTypeError,
-            pa.ArrowNotImplementedError,
-            TypeError,
-            ValueError,
-            OverflowError,
-        ) as exc:
+        except _NOT_CONVERTIBLE as exc:
             problems.extend(_type_problems(field, series, exc))
             continue
         if not field.nullable and array.null_count:
@@ -107,6 +100,18 @@ def to_arrow(table: str, frame: pd.DataFrame, source: str = "<memory>") -> pa.Ta
     if problems:
         raise TableValidationError(table, source, problems)
     return pa.Table.from_arrays(arrays, schema=schema)
+
+
+# What pa.array raises for a value that does not convert to the declared type (a list column of
+# float NaN: ArrowNotImplementedError), read as a table problem, by column and row.
+_NOT_CONVERTIBLE = (
+    pa.ArrowInvalid,
+    pa.ArrowTypeError,
+    pa.ArrowNotImplementedError,
+    TypeError,
+    ValueError,
+    OverflowError,
+)
 
 
 def _plain(series: pd.Series, declared: pa.DataType) -> object:
@@ -126,14 +131,7 @@ def _type_problems(field: pa.Field, series: pd.Series, exc: Exception) -> list[P
     for row, value in enumerate(series.tolist()):
         try:
             pa.array([value], type=field.type, from_pandas=True)
-        except (
-            pa.ArrowInvalid,
-            pa.ArrowTypeError,
-            pa.ArrowNotImplementedError,
-            TypeError,
-            ValueError,
-            OverflowError,
-        ):
+        except _NOT_CONVERTIBLE:
             bad.append(Problem(field.name, row, value, f"not convertible to {field.type}"))
     return bad or [Problem(field.name, None, None, f"not convertible to {field.type}: {exc}")]
 

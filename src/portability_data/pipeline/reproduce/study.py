@@ -18,11 +18,11 @@ import pandas as pd
 
 from portability_data.pipeline.subtests import collect_subtests
 from portability_data.readings.frames import plain_frame
+from portability_data.readings.reproduction import CLASSES
 from portability_data.tables.contracts import FAILING_OUTCOMES, canonical_name
 
 STUDY = "mince2023"
 MODE = "eager"
-CLASSES = ("success", "partial_failure", "complete_failure")
 RESULT_COLUMNS = (
     "run_id",
     "source",

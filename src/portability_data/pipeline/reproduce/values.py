@@ -14,13 +14,13 @@ from typing import Any
 import pandas as pd
 
 from portability_data.pipeline.reproduce.study import (
-    CLASSES,
     LISTED,
     STUDY,
     Setting,
     Study,
     listed_names,
 )
+from portability_data.readings.reproduction import CLASSES
 
 # --------------------------------------------------------------------------- printed precision
 
