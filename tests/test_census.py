@@ -685,6 +685,35 @@ def test_moving_off_the_cpu_counts_each_pair_by_what_the_device_did_to_it() -> N
     assert [frame.empty for frame in device_moves(matrix[matrix["device"] == "cpu"])] == [True, True]
 
 
+def test_each_path_keeps_its_own_list_of_functions_lost_moving_off_the_cpu() -> None:
+    """Issue 51 asks for the functions most often lost on each path: a path losing many functions
+    (onnxruntime, 23 here) keeps its TOP_LOST, most pairs first, and does not push out the one
+    function another path (openvino) loses."""
+    from portability_data.report.census_moves import TOP_LOST, device_moves
+
+    rows = []
+    lost_on = {"onnxruntime": [f"op{i:02d}" for i in range(TOP_LOST + 3)], "openvino": ["op00"]}
+    for device, losing in lost_on.items():
+        for index, entry in enumerate(lost_on["onnxruntime"]):
+            dtypes = ("float32", "int64") if index == TOP_LOST + 2 else ("float32",)  # the last: 2 pairs
+            for dtype in dtypes:
+                for where, status in (("cpu", "works"), (device, "fails" if entry in losing else "works")):
+                    row = matrix_row(f"torch.{entry}", dtype, status, "supported")
+                    suffix = "a00000" if where == "cpu" else "b00000"
+                    run = f"torch-{where}-compiled-census-20261201T000000Z-{suffix}"
+                    row |= {"device": where, "mode": "compiled", "framework_version": "2.13.0", "run_id": run,
+                            "device_model": where, "error_message": f"no lowering for {entry}"}  # fmt: skip
+                    rows.append(row)
+    matrix = pd.DataFrame(rows).drop_duplicates(["device", "function", "dtype"])
+    _, lost = device_moves(matrix)
+    per_path = lost.groupby("device")["function"].apply(list).to_dict()
+    assert len(per_path["onnxruntime"]) == TOP_LOST
+    assert per_path["onnxruntime"][0] == f"torch.op{TOP_LOST + 2:02d}"  # two pairs lost: first
+    assert per_path["onnxruntime"][1:] == [f"torch.op{i:02d}" for i in range(TOP_LOST - 1)]
+    assert per_path["openvino"] == ["torch.op00"]
+    assert lost.loc[lost["device"] == "openvino", "error"].tolist() == ["no lowering for op00"]
+
+
 def test_a_failure_the_rules_now_put_on_the_harness_is_not_the_frameworks_in_any_census_table() -> None:
     """The xla environment once lacked ml_dtypes, which the NumPy generator needs for bfloat16: those
     pairs failed with category "other" at run time, before a rule put that message on the harness.

@@ -448,7 +448,8 @@ def census_section(data_dir: Path) -> tuple[Section, dict[str, Any]] | None:
                 moved,
             ),
             (
-                f"Lost moving off the CPU: the {TOP_LOST} functions with most pairs working on the CPU only",
+                f"Lost moving off the CPU: per path, the {TOP_LOST} functions with most pairs working on the "
+                "CPU only, with the path's first error",
                 lost,
             ),
             ("The 2026 sample: functions with an outcome, by census or curated case", fresh),

@@ -12,7 +12,7 @@ from portability_data.readings.crossframework import NOT_MEASURED
 from portability_data.readings.frames import first_line
 from portability_data.tables.census_contracts import RUNNING_STATUSES as RUNNING
 
-TOP_LOST = 25  # functions lost moving off the CPU, most pairs first
+TOP_LOST = 20  # functions lost moving off the CPU per path (framework, mode, device), most pairs first
 
 # A census pair on the CPU and on another device (same framework, entry, dtype and mode): what moving
 # the function off the CPU did to it. Statuses that say nothing either way are not compared.
@@ -39,8 +39,9 @@ def move_of(on_cpu: str, on_device: str) -> str:
 
 def device_moves(matrix: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
     """(per framework, mode and device other than the CPU: the pairs measured on both by move and
-    the functions with a pair lost or falling back; the functions with most pairs lost, with the
-    dtypes and the device's first error). The study's question asked of the census: what leaves a
+    the functions with a pair lost or falling back; per path, the TOP_LOST functions with most pairs
+    lost, with the dtypes and the device's first error: each path's own list, so that a path with
+    many losses does not hide another's). The study's question asked of the census: what leaves a
     function when it moves from the CPU to an accelerator (here torch_xla's XLA CPU: the XLA layer's
     lowerings and fallbacks; the torch versions of the two settings differ and are named)."""
     summary_columns = [
@@ -100,5 +101,8 @@ def device_moves(matrix: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
             )
     lost_frame = pd.DataFrame(lost, columns=lost_columns)
     if len(lost_frame):
-        lost_frame = lost_frame.sort_values(["pairs_lost", "function"], ascending=[False, True])
-    return pd.DataFrame(summary, columns=summary_columns), lost_frame.head(TOP_LOST).reset_index(drop=True)
+        path = ["framework", "mode", "device"]
+        order = [*path, "pairs_lost", "function"]
+        lost_frame = lost_frame.sort_values(order, ascending=[True, True, True, False, True])
+        lost_frame = lost_frame.groupby(path, sort=False).head(TOP_LOST)
+    return pd.DataFrame(summary, columns=summary_columns), lost_frame.reset_index(drop=True)
