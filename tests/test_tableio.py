@@ -273,3 +273,34 @@ def test_shared_reads_parse_a_table_once_and_see_a_rewritten_file(
         assert read_table("api", folder)["name"].tolist() == ["sub", "sin"] and len(parsed) == 2
     read_table("api", folder)
     assert len(parsed) == 3
+
+
+def test_a_process_that_validates_a_table_does_not_import_dask(tmp_path: Path) -> None:
+    """pandera imports dask.dataframe for its annotation types when a model is first built, where
+    dask is installed (it is, with the `distributed` extra): about a second of every stage and CLI
+    call (benchmarks/bench_table_start.py). tables.schemas keeps it out; a process that writes and
+    reads a table back must end with dask unimported, and one that asked for pandera's dask types
+    itself keeps the real ones."""
+    import subprocess
+    import sys
+
+    child = (
+        "import sys\n"
+        "if sys.argv[2] == 'real': import pandera.typing.dask\n"
+        "from pathlib import Path\n"
+        "import pandas as pd\n"
+        "from portability_data.tables.tableio import read_table, write_table\n"
+        "from tests.test_tableio import api_frame\n"
+        "write_table('api', api_frame(), Path(sys.argv[1]))\n"
+        "assert len(read_table('api', Path(sys.argv[1]))) == len(api_frame())\n"
+        "print('dask' in sys.modules, sys.modules['pandera.typing.dask'].DASK_INSTALLED)\n"
+    )
+    seen = {}
+    for arm in ("ours", "real"):
+        done = subprocess.run(
+            [sys.executable, "-c", child, str(tmp_path / f"{arm}.parquet"), arm],
+            capture_output=True, text=True, cwd=Path(__file__).resolve().parent.parent,
+        )  # fmt: skip
+        assert done.returncode == 0, done.stderr[-2000:]
+        seen[arm] = done.stdout.split()
+    assert seen == {"ours": ["False", "False"], "real": ["True", "True"]}

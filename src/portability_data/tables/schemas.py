@@ -9,6 +9,8 @@ fails when an exported file is out of date.
 
 from __future__ import annotations
 
+import sys
+import types
 from pathlib import Path
 from typing import Annotated, Any, cast
 
@@ -17,6 +19,20 @@ import pandera.pandas as pa
 
 from portability_data.tables.contracts import RECORDS
 from portability_data.tables.declaration import Column, FrameCheck, Table
+
+
+def _without_dask_annotations() -> None:
+    """Tell pandera, and only pandera, that dask's frame types are absent. Building a model's
+    schema asks `pandera.typing.get_index_types`, which imports `dask.dataframe` wherever dask is
+    installed (the `distributed` extra is): about a second of every process that validates a table
+    (benchmarks/bench_table_start.py), for annotation types no model here uses. Where something
+    imported pandera's dask types first, they stay."""
+    stub = types.ModuleType("pandera.typing.dask", "dask annotation types: not used by these models")
+    stub.DASK_INSTALLED = False  # type: ignore[attr-defined]
+    sys.modules.setdefault("pandera.typing.dask", stub)
+
+
+_without_dask_annotations()
 
 
 class _Table(pa.DataFrameModel):
