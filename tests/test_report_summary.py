@@ -463,6 +463,7 @@ def test_the_report_opens_with_findings_each_a_number_with_its_setting_and_a_lin
 
 def test_findings_name_a_setting_without_quiet_latency(tables: dict[str, pd.DataFrame]) -> None:
     """A newer device setting whose runs were all contended has no latency, and the opening says so."""
+    from portability_data.readings.quiet import QUIET
     from portability_data.report.findings import findings
 
     headline = tables["summary_then_now"].copy()
@@ -480,6 +481,12 @@ def test_findings_name_a_setting_without_quiet_latency(tables: dict[str, pd.Data
     sentences = findings({**tables, "summary_then_now": eager}, None)
     then_vs_now = next(s for s in sentences if s.startswith("**Then vs now:**"))
     assert "no latency: no quiet run of ours" in then_vs_now and "now/then" not in then_vs_now
+    for repeats, said in ((1, "n=44, 1 quiet repeat)"), (2, "n=44, 2 quiet repeats)")):
+        timed = eager.assign(latencies_from=QUIET, n_quiet_repeats=repeats, latency_n_functions=44)
+        timed = timed.assign(median_ratio_now_vs_then=0.0137)
+        sentences = findings({**tables, "summary_then_now": timed}, None)
+        then_vs_now = next(s for s in sentences if s.startswith("**Then vs now:**"))
+        assert f"latency now/then 0.0137× ({said}" in then_vs_now
     census = {
         "functions": 1644,
         "pairs": 26340,

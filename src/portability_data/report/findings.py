@@ -12,7 +12,7 @@ import pandas as pd
 from portability_data.readings.quiet import NONE_QUIET, QUIET
 from portability_data.report.inputs import STUDY, model_label
 from portability_data.report.render import heading_anchor
-from portability_data.report.summary import other_mode, ratio_text
+from portability_data.report.summary import other_mode, quiet_repeats_text, ratio_text
 
 FRAMEWORK_NAMES = {"torch": "PyTorch", "tensorflow": "TensorFlow", "jax": "JAX"}
 # The tables the sentences link to (their headings' anchors: report.build and report.census).
@@ -145,9 +145,8 @@ def _then_vs_now(tables: dict[str, pd.DataFrame]) -> str | None:
         elif row.get("latencies_from") == NONE_QUIET:
             text += ", and no latency: no quiet run of ours"
         elif row.get("median_ratio_now_vs_then") == row.get("median_ratio_now_vs_then"):
-            quiet = (
-                f", {int(row['n_quiet_repeats'])} quiet repeats" if row.get("latencies_from") == QUIET else ""
-            )
+            timed_quiet = row.get("latencies_from") == QUIET
+            quiet = f", {quiet_repeats_text(row['n_quiet_repeats'])}" if timed_quiet else ""
             ratio = ratio_text(row["median_ratio_now_vs_then"])
             text += f", latency now/then {ratio} (n={int(row['latency_n_functions'])}{quiet})"
         parts.append(text)

@@ -225,6 +225,12 @@ def other_mode(then_setting: str, now_setting: str) -> str | None:
     return then[3] if then and now and then[3] != now[3] else None
 
 
+def quiet_repeats_text(n: float) -> str:
+    """'1 quiet repeat', '2 quiet repeats': the count a latency rests on, said once for the summary
+    and the opening."""
+    return f"{int(n)} quiet repeat{'' if int(n) == 1 else 's'}"
+
+
 def _latency_text(r: Any) -> str:
     """A then/now row's latency cell: the median ratio with its n and quiet repeats, or why none."""
     if mode := other_mode(r.then_setting, r.now_setting):
@@ -232,11 +238,7 @@ def _latency_text(r: Any) -> str:
     if r.latencies_from == NONE_QUIET:
         return "none (no quiet run)"
     if r.median_ratio_now_vs_then == r.median_ratio_now_vs_then:
-        repeats = (
-            f", {int(r.n_quiet_repeats)} quiet repeat{'s' if r.n_quiet_repeats != 1 else ''}"
-            if r.latencies_from == QUIET
-            else ""
-        )
+        repeats = f", {quiet_repeats_text(r.n_quiet_repeats)}" if r.latencies_from == QUIET else ""
         return f"{ratio_text(r.median_ratio_now_vs_then)} (n={int(r.latency_n_functions)}{repeats})"
     if r.latencies_from == QUIET:
         return "none (no function of the study's timed in a quiet run)"
