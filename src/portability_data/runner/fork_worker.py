@@ -26,6 +26,13 @@ setup imports (~3.5 s per child otherwise), before the databases, as in a spawne
 torch_xla rebinds some torch.nn classes, which the ModuleInfo database then holds. A spawned worker
 imports the same before its subtest, at its device setup and its collection; nothing of the device
 or of any case runs here (torch_xla makes its PJRT client at the first device call, in the child).
+On an export path it also imports the path's own packages that every child imports at its first
+compile and that start no thread and touch no device at import (PATH_MODULES: onnx and jax2onnx for
+JAX on ONNX Runtime, ~0.7 s per child otherwise; onnx and tf2onnx for TensorFlow), but none that
+starts a thread at import (ONNX Runtime, OpenVINO) or runs on the device (jax2onnx's plugins);
+PORTABILITY_FORK_PRELOAD_PATH=0 leaves them to the children (as before, for benchmarks/
+bench_confirmations.py's comparison). The census test modules are not preloaded: the child's
+worker drops every module under cases/ before its pytest session (worker._forget_case_modules).
 Last it freezes what is alive (as a worker does before its first case), so no child walks the
 framework's objects in its own collection again.
 """
@@ -56,6 +63,19 @@ TEST_DATABASES = {
 }
 # What the xla device's setup imports (runner.backends.TorchBackend); no thread starts at import.
 XLA_MODULES = ("torch_xla", "torch_xla.core.xla_model", "torch_xla.debug.metrics")
+# A device path's packages its children import at their first compile, per path and framework;
+# kept here, not in devices/<path>.py, whose source is in every shard's harness digest (provenance).
+# Only what starts no thread and touches no device at import (issue 57, measured): not onnxruntime
+# (its pybind module starts a native thread), not openvino (its telemetry starts a Python thread,
+# which makes this process refuse to fork), not jax2onnx's plugins (importing them runs JAX
+# computations: XLA's CPU client and its ~20 threads; 13-17 s per child, left to the child).
+PATH_MODULES: dict[str, dict[str, tuple[str, ...]]] = {
+    "onnxruntime": {
+        "jax": ("onnx", "jax2onnx"),
+        "tensorflow": ("onnx", "tf2onnx", "tf2onnx.convert"),
+    },
+}
+PRELOAD_PATH_ENV = "PORTABILITY_FORK_PRELOAD_PATH"  # "0": leave the path's packages to the children
 
 
 def _emit(stream: TextIO, event: dict[str, Any]) -> None:
@@ -92,11 +112,19 @@ def xla_on_cpu(device: str, environ: Mapping[str, str]) -> bool:
     return device == "xla" and environ.get("PJRT_DEVICE", "").upper() == "CPU"
 
 
+def path_modules(framework: str, device: str, environ: Mapping[str, str]) -> tuple[str, ...]:
+    """The device path's packages this process imports for its children (none where
+    PORTABILITY_FORK_PRELOAD_PATH is 0)."""
+    if environ.get(PRELOAD_PATH_ENV, "1") == "0":
+        return ()
+    return PATH_MODULES.get(device, {}).get(framework, ())
+
+
 def preload(framework: str, rootdir: str) -> list[str]:
-    """Read the framework's census manifests, torch_xla's modules on XLA's CPU backend, and (no
-    CUDA driver reachable) the framework's test databases; the names of what was loaded, for
-    `ready`. What fails to load is left to the child, which loads it again and reports the failure
-    where it belongs, as a spawned worker would."""
+    """Read the framework's census manifests, torch_xla's modules on XLA's CPU backend, (no CUDA
+    driver reachable) the framework's test databases, and the device path's packages; the names of
+    what was loaded, for `ready`. What fails to load is left to the child, which loads it again and
+    reports the failure where it belongs, as a spawned worker would."""
     from portability_data.runner.census_rows import CensusManifestError, manifest_paths, read_manifest
 
     loaded = []
@@ -110,6 +138,7 @@ def preload(framework: str, rootdir: str) -> list[str]:
     modules: tuple[str, ...] = XLA_MODULES if framework == "torch" and on_xla_cpu else ()
     if cuda_unreachable(framework):  # after torch_xla, which rebinds classes the databases hold
         modules += TEST_DATABASES.get(framework, ())
+    modules += path_modules(framework, os.environ.get("PORTABILITY_DEVICE", ""), os.environ)
     for module in modules:
         try:
             importlib.import_module(module)
