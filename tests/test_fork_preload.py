@@ -1,11 +1,12 @@
-"""The confirmations' forking process preloads the device path's packages (issue 57): a confirmation
-must stay alone and give the same verdict whether they were preloaded or left to the child.
+"""The confirmations' forking process preloads the runner's case modules and the device path's
+packages (issue 57): a confirmation must stay alone and give the same verdict whether they were
+preloaded or left to the child.
 
 Each failing pair below is confirmed twice through the real AloneRunner (a child forked per pair):
-once with PORTABILITY_FORK_PRELOAD_PATH=0 (what the forking process preloaded before issue 57), once
-with the path's packages preloaded. Both must fail alike, the preloaded one must say what it
-preloaded (`ready`, journaled with the verdict), and preloading must start no thread in the forking
-process (its native thread count is the same in both)."""
+once with PORTABILITY_FORK_PRELOAD_MORE=0 (what the forking process preloaded before issue 57),
+once with them preloaded. Both must fail alike, the preloaded one must say what it preloaded
+(`ready`, journaled with the verdict), and preloading must start no thread in the forking process
+(its native thread count is the same in both)."""
 
 from __future__ import annotations
 
@@ -31,7 +32,7 @@ def confirm(root: Path, framework: str, node: str, scratch: Path, preload: str, 
     from portability_data.runner.confirmation import AloneRunner
     from portability_data.runner.spec import Paths, RunSpec
 
-    monkeypatch.setenv(fork_worker.PRELOAD_PATH_ENV, preload)
+    monkeypatch.setenv(fork_worker.PRELOAD_MORE_ENV, preload)
     spec = RunSpec(
         framework=framework, device="onnxruntime", mode="compiled", repeats=1, timeout_s=600, suite="census"
     )
@@ -57,7 +58,11 @@ def test_path_preload_keeps_the_confirmation_alone_and_its_verdict(
     assert before["worker"] == after["worker"] == "fork"
     assert (before["outcome"], before["error_type"]) == verdict
     assert (after["outcome"], after["error_type"]) == verdict
-    wanted = set(fork_worker.PATH_MODULES["onnxruntime"][framework])
+    wanted = {
+        *fork_worker.PATH_MODULES["onnxruntime"][framework],
+        *fork_worker.RUNNER_MODULES,
+        fork_worker.REGISTRY,
+    }
     assert wanted <= set(after["preloaded"]) and not wanted & set(before["preloaded"])
     assert after["native_threads"] == before["native_threads"]  # the preload started no thread
 
@@ -66,7 +71,7 @@ def test_path_modules_leave_out_what_starts_a_thread_or_touches_a_device() -> No
     """Only the paths measured to be safe preload, none of the rejected packages, and the switch
     turns them off."""
     assert fork_worker.path_modules("jax", "onnxruntime", {}) == ("onnx", "jax2onnx")
-    assert fork_worker.path_modules("jax", "onnxruntime", {fork_worker.PRELOAD_PATH_ENV: "0"}) == ()
+    assert fork_worker.path_modules("jax", "onnxruntime", {fork_worker.PRELOAD_MORE_ENV: "0"}) == ()
     assert fork_worker.path_modules("tensorflow", "openvino", {}) == ()
     assert fork_worker.path_modules("torch", "cpu", {}) == ()
     named = {

@@ -26,13 +26,15 @@ setup imports (~3.5 s per child otherwise), before the databases, as in a spawne
 torch_xla rebinds some torch.nn classes, which the ModuleInfo database then holds. A spawned worker
 imports the same before its subtest, at its device setup and its collection; nothing of the device
 or of any case runs here (torch_xla makes its PJRT client at the first device call, in the child).
-On an export path it also imports the path's own packages that every child imports at its first
-compile and that start no thread and touch no device at import (PATH_MODULES: onnx and jax2onnx for
-JAX on ONNX Runtime, ~0.7 s per child otherwise; onnx and tf2onnx for TensorFlow), but none that
-starts a thread at import (ONNX Runtime, OpenVINO) or runs on the device (jax2onnx's plugins);
-PORTABILITY_FORK_PRELOAD_PATH=0 leaves them to the children (as before, for benchmarks/
-bench_confirmations.py's comparison). The census test modules are not preloaded: the child's
-worker drops every module under cases/ before its pytest session (worker._forget_case_modules).
+It also imports this repository's modules every census case imports (RUNNER_MODULES) and the
+device path registry, and on an export path the path's own packages that every child imports at
+its first compile and that start no thread and touch no device at import (PATH_MODULES: onnx and
+jax2onnx for JAX on ONNX Runtime, 1.2-1.6 s per child otherwise on a loaded host; onnx and tf2onnx
+for TensorFlow, ~0.5 s), but none that starts a thread at import (ONNX Runtime, OpenVINO) or runs
+on the device (jax2onnx's plugins); PORTABILITY_FORK_PRELOAD_MORE=0 leaves all these to the
+children (as before issue 57, for benchmarks/bench_confirmations.py's comparison). The census
+test modules are not preloaded: the child's worker drops every module under cases/ before its
+pytest session (worker._forget_case_modules), so pytest would import them again anyway.
 Last it freezes what is alive (as a worker does before its first case), so no child walks the
 framework's objects in its own collection again.
 """
@@ -75,7 +77,17 @@ PATH_MODULES: dict[str, dict[str, tuple[str, ...]]] = {
         "tensorflow": ("onnx", "tf2onnx", "tf2onnx.convert"),
     },
 }
-PRELOAD_PATH_ENV = "PORTABILITY_FORK_PRELOAD_PATH"  # "0": leave the path's packages to the children
+# This repository's modules every census case imports (its oracles, samples, dtype ledger) and the
+# device path registry the child's backend reads: numpy and the standard library only.
+RUNNER_MODULES = (
+    "portability_data.runner.oracle",
+    "portability_data.runner.device_oracle",
+    "portability_data.runner.generator",
+    "portability_data.runner.promotion",
+    "portability_data.runner.nn_samples",
+)
+REGISTRY = "portability_data.runner.devices.registry"  # its name in `preloaded`
+PRELOAD_MORE_ENV = "PORTABILITY_FORK_PRELOAD_MORE"  # "0": leave issue 57's preloads to the children
 
 
 def _emit(stream: TextIO, event: dict[str, Any]) -> None:
@@ -112,10 +124,16 @@ def xla_on_cpu(device: str, environ: Mapping[str, str]) -> bool:
     return device == "xla" and environ.get("PJRT_DEVICE", "").upper() == "CPU"
 
 
+def preload_more(environ: Mapping[str, str]) -> bool:
+    """Whether to preload the runner's case modules and the path's packages (issue 57); off with
+    PORTABILITY_FORK_PRELOAD_MORE=0, for benchmarks/bench_confirmations.py's comparison."""
+    return environ.get(PRELOAD_MORE_ENV, "1") != "0"
+
+
 def path_modules(framework: str, device: str, environ: Mapping[str, str]) -> tuple[str, ...]:
     """The device path's packages this process imports for its children (none where
-    PORTABILITY_FORK_PRELOAD_PATH is 0)."""
-    if environ.get(PRELOAD_PATH_ENV, "1") == "0":
+    PORTABILITY_FORK_PRELOAD_MORE is 0)."""
+    if not preload_more(environ):
         return ()
     return PATH_MODULES.get(device, {}).get(framework, ())
 
@@ -138,6 +156,12 @@ def preload(framework: str, rootdir: str) -> list[str]:
     modules: tuple[str, ...] = XLA_MODULES if framework == "torch" and on_xla_cpu else ()
     if cuda_unreachable(framework):  # after torch_xla, which rebinds classes the databases hold
         modules += TEST_DATABASES.get(framework, ())
+    if preload_more(os.environ):
+        from portability_data.runner import devices
+
+        devices.registry()  # imports every path module (no framework), as the child's backend would
+        loaded.append(REGISTRY)
+        modules += RUNNER_MODULES
     modules += path_modules(framework, os.environ.get("PORTABILITY_DEVICE", ""), os.environ)
     for module in modules:
         try:
