@@ -2,15 +2,17 @@
 
 A confirmation is a child forked from runner/fork_worker.py's process running `worker.main` on one
 census node id. This starts such a forking process itself (in the worker's environment, under
-`python -X importtime`, with fork_worker's own imports and preload), then per failing pair of the
+with fork_worker's own imports and preload), then per failing pair of the
 newest `{framework}-{device}-{mode}-census-*` shard forks a child that runs `worker.main` with a
 timing plugin added to its pytest session, and reports per pair: the child's whole wall time, the
 worker's start before pytest (backend, timer floor, ready), pytest's collection (the census
 module's import and parametrisation), the subtest's setup and call, and the seconds the child spent
-importing modules the forking process had not (-X importtime, top-level imports, the largest named).
+importing modules the forking process had not (the outermost imports' wall time, the largest named
+by their package's first two names; counted around importlib's _find_and_load, so imports by
+importlib.import_module count too, which -X importtime misses: jax2onnx imports its plugins so).
 
 Usage: python benchmarks/bench_confirmation_stages.py --framework jax --device onnxruntime
-       --mode compiled [--pairs 4] [--seed 0]   (PORTABILITY_FORK_PRELOAD_PATH=0: today's preload)
+       --mode compiled [--pairs 4] [--seed 0]   (PORTABILITY_FORK_PRELOAD_MORE=0: today's preload)
 """
 
 from __future__ import annotations
@@ -20,7 +22,6 @@ import gc
 import io
 import json
 import os
-import re
 import subprocess
 import sys
 import tempfile
@@ -32,7 +33,6 @@ import pytest
 
 REPO = Path(__file__).resolve().parent.parent
 RESULTS = REPO / "benchmarks" / "results"
-IMPORT_LINE = re.compile(r"import time:\s+(\d+)\s+\|\s+(\d+)\s+\|( *)(\S+)")
 
 
 class StagePlugin:
@@ -96,8 +96,7 @@ def child(number: int, line: str, out_dir: Path) -> int:
     from portability_data.runner import worker
 
     keep = Path(os.environ.get("BENCH_PROFILE") or out_dir)
-    imports = os.open(keep / f"imports-{number}.txt", os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
-    os.dup2(imports, 2)  # -X importtime writes to stderr: the child's own imports only
+    imports = ImportClock()
     log = os.open(out_dir / "child.log", os.O_WRONLY | os.O_CREAT | os.O_APPEND)
     os.dup2(log, 1)  # pytest's report; the forking process's stdout says when a child is done
     plugin, real_main, pytest_s = StagePlugin(), pytest.main, []
@@ -120,23 +119,42 @@ def child(number: int, line: str, out_dir: Path) -> int:
         profile.dump_stats(keep / f"child-{number}.prof")
     else:
         code = worker.main()
-    stages = {"child_s": time.perf_counter() - begun, "pytest_s": sum(pytest_s), **plugin.times}
+    seconds, largest = imports.summary()
+    stages = {
+        "child_s": time.perf_counter() - begun, "pytest_s": sum(pytest_s), **plugin.times,
+        "imports_s": seconds, "largest_imports": largest,
+    }  # fmt: skip
     (out_dir / f"stages-{number}.json").write_text(json.dumps(stages))
     return code
 
 
-def child_imports(path: Path, top: int = 6) -> tuple[float, list[tuple[str, float]]]:
-    """(seconds importing, the largest top-level imports) of a child's -X importtime lines."""
-    entries = []
-    for line in path.read_text(errors="replace").splitlines():
-        match = IMPORT_LINE.match(line)
-        if match:
-            entries.append((len(match.group(3)), match.group(4), int(match.group(2)) / 1e6))
-    if not entries:
-        return 0.0, []
-    outer = min(depth for depth, _, _ in entries)
-    tops = [(name, seconds) for depth, name, seconds in entries if depth == outer]
-    return sum(s for _, s in tops), sorted(tops, key=lambda t: -t[1])[:top]
+class ImportClock:
+    """Wall seconds of the outermost imports from now on, by package (its first two names)."""
+
+    def __init__(self) -> None:
+        import importlib._bootstrap as bootstrap
+
+        self.seconds: dict[str, float] = {}
+        self.depth = 0
+        real = bootstrap._find_and_load
+
+        def timed(name: str, import_: Any) -> Any:  # the C import and import_module both call it
+            if self.depth:
+                return real(name, import_)
+            self.depth, begun = 1, time.perf_counter()
+            try:
+                return real(name, import_)
+            finally:
+                self.depth = 0
+                key = ".".join(name.split(".")[:2])
+                self.seconds[key] = self.seconds.get(key, 0.0) + time.perf_counter() - begun
+
+        bootstrap._find_and_load = timed
+
+    def summary(self, top: int = 6) -> tuple[float, list[tuple[str, float]]]:
+        """(seconds importing, the largest packages)."""
+        largest = sorted(self.seconds.items(), key=lambda item: -item[1])[:top]
+        return sum(self.seconds.values()), largest
 
 
 def measure(framework: str, device: str, mode: str, test_ids: list[str]) -> dict[str, Any]:
@@ -150,13 +168,13 @@ def measure(framework: str, device: str, mode: str, test_ids: list[str]) -> dict
         events = os.open(scratch / "events.jsonl", os.O_WRONLY | os.O_CREAT)
         env = worker_environment(spec, Paths.under(REPO), scratch, events)
         env["PYTHONPATH"] = f"{env['PYTHONPATH']}{os.pathsep}{REPO / 'benchmarks'}"
-        for key in ("PORTABILITY_FORK_PRELOAD_PATH", "BENCH_PROFILE"):
+        for key in ("PORTABILITY_FORK_PRELOAD_MORE", "BENCH_PROFILE"):
             if key in os.environ:
                 env[key] = os.environ[key]
         started = time.perf_counter()
         server_log = (scratch / "server.log").open("wb")
         server = subprocess.Popen(
-            [sys.executable, "-X", "importtime", "-m", "bench_confirmation_stages", "--serve", name],
+            [sys.executable, "-m", "bench_confirmation_stages", "--serve", name],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=server_log,
             cwd=scratch, env=env, pass_fds=(events,), text=True,
         )  # fmt: skip
@@ -167,9 +185,7 @@ def measure(framework: str, device: str, mode: str, test_ids: list[str]) -> dict
             server.stdin.flush()
             server.stdout.readline()
             stages = json.loads((scratch / f"stages-{number}.json").read_text())
-            kept = Path(os.environ.get("BENCH_PROFILE") or scratch)
-            seconds, largest = child_imports(kept / f"imports-{number}.txt")
-            pairs.append({"test_id": test_id, **stages, "imports_s": seconds, "largest_imports": largest})
+            pairs.append({"test_id": test_id, **stages})
         server.stdin.close()
         server.wait()
         server_log.close()
@@ -211,7 +227,10 @@ def main() -> None:
         )
     print(f"preload {report['preload_s']:.2f} s: {report['preloaded']}")
     RESULTS.mkdir(exist_ok=True)
-    name = f"bench_confirmation_stages_{args.framework}_{args.device}_{args.mode}.json"
+    before = os.environ.get("PORTABILITY_FORK_PRELOAD_MORE") == "0"  # without the path's packages
+    report["path_preload"] = not before
+    suffix = "_before" if before else ""
+    name = f"bench_confirmation_stages_{args.framework}_{args.device}_{args.mode}{suffix}.json"
     (RESULTS / name).write_text(json.dumps(report, indent=2) + "\n")
 
 

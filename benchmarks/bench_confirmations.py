@@ -15,11 +15,20 @@ With `--device xla` (torch only, run by the torch_xla environment's python with 
 the pairs come from the newest xla eager census shard and both arms run on XLA's CPU backend,
 where the forking process also preloads torch_xla and torch's test databases (fork_worker.preload).
 
-Run it on a quiet host. Writes benchmarks/results/bench_confirmations.json (bench_confirmations_xla
-.json for xla) and prints a summary.
+With `--compare preload` (issue 57) both arms fork, and what differs is what the forking process
+preloaded: `before` as before issue 57 (PORTABILITY_FORK_PRELOAD_MORE=0), `after` with the runner's
+case modules and the device path's packages (fork_worker.RUNNER_MODULES, PATH_MODULES);
+`--settings framework:device:mode ...` takes the failing pairs of the newest
+`{framework}-{device}-{mode}-census-*` shard of each setting. The ratio is then before / after,
+and every verdict must again be equal.
+
+Run it on a quiet host (or say how loaded it was: the report records the load average). Writes
+benchmarks/results/bench_confirmations.json (bench_confirmations_xla.json for xla,
+bench_confirmations_preload.json for --compare preload) and prints a summary.
 
 Usage: python benchmarks/bench_confirmations.py [--pairs 12] [--seed 0] [--rounds 2]
-       [--frameworks torch jax tensorflow] [--device cpu|xla]
+       [--frameworks torch jax tensorflow] [--device cpu|xla] [--mode eager|compiled]
+       [--compare method|preload] [--settings jax:onnxruntime:compiled ...]
 """
 
 from __future__ import annotations
@@ -36,7 +45,7 @@ from pathlib import Path
 import pyarrow.parquet as pq
 
 from portability_data.runner.confirmation import AloneRunner
-from portability_data.runner.fork_worker import PRELOAD_PATH_ENV as PRELOAD_ENV
+from portability_data.runner.fork_worker import PRELOAD_MORE_ENV as PRELOAD_ENV
 from portability_data.runner.spec import Paths, RunSpec
 
 REPO = Path(__file__).resolve().parent.parent
@@ -59,7 +68,7 @@ def failing_pairs(
     return newest.stem, sorted(random.Random(seed).sample(failing, min(count, len(failing))))
 
 
-PRELOAD_ARMS = {"before": "0", "after": "1"}  # PORTABILITY_FORK_PRELOAD_PATH per --compare preload arm
+PRELOAD_ARMS = {"before": "0", "after": "1"}  # PORTABILITY_FORK_PRELOAD_MORE per --compare preload arm
 
 
 def one_arm(
@@ -92,7 +101,7 @@ def run_arm(
     arm: str, compare: str, setting: tuple[str, str, str], test_ids: list[str], scratch: Path
 ) -> tuple:
     """One arm: spawn or fork (--compare method), or fork without or with the device path's
-    packages preloaded (--compare preload: PORTABILITY_FORK_PRELOAD_PATH, read by fork_worker)."""
+    packages preloaded (--compare preload: PORTABILITY_FORK_PRELOAD_MORE, read by fork_worker)."""
     framework, device, mode = setting
     if compare == "method":
         return one_arm(framework, device, arm, test_ids, scratch, mode)
@@ -179,13 +188,18 @@ def main() -> None:
                 f"{second}: {result['ratio']:.2f}x; verdicts equal: {result['verdicts_equal']}",
                 flush=True,
             )
+            write(report, args.compare, args.device)
+    write(report, args.compare, args.device)
+
+
+def write(report: dict, compare: str, device: str) -> None:
+    """The report so far (after each setting: a long run interrupted keeps what it measured)."""
+    report["load_average_after"] = os.getloadavg()
     RESULTS.mkdir(exist_ok=True)
-    if args.compare == "preload":
+    if compare == "preload":
         name = "bench_confirmations_preload.json"
     else:
-        name = (
-            "bench_confirmations.json" if args.device == "cpu" else f"bench_confirmations_{args.device}.json"
-        )
+        name = "bench_confirmations.json" if device == "cpu" else f"bench_confirmations_{device}.json"
     (RESULTS / name).write_text(json.dumps(report, indent=2) + "\n")
 
 
