@@ -62,6 +62,7 @@ def test_path_preload_keeps_the_confirmation_alone_and_its_verdict(
         *fork_worker.PATH_MODULES["onnxruntime"][framework],
         *fork_worker.RUNNER_MODULES,
         fork_worker.REGISTRY,
+        fork_worker.PYTEST_PLUGINS,
     }
     assert wanted <= set(after["preloaded"]) and not wanted & set(before["preloaded"])
     assert after["native_threads"] == before["native_threads"]  # the preload started no thread

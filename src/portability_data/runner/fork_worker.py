@@ -26,13 +26,14 @@ setup imports (~3.5 s per child otherwise), before the databases, as in a spawne
 torch_xla rebinds some torch.nn classes, which the ModuleInfo database then holds. A spawned worker
 imports the same before its subtest, at its device setup and its collection; nothing of the device
 or of any case runs here (torch_xla makes its PJRT client at the first device call, in the child).
-It also imports this repository's modules every census case imports (RUNNER_MODULES) and the
-device path registry, and on an export path the path's own packages that every child imports at
-its first compile and that start no thread and touch no device at import (PATH_MODULES: onnx and
-jax2onnx for JAX on ONNX Runtime, 1.2-1.6 s per child otherwise on a loaded host; onnx and tf2onnx
-for TensorFlow, ~0.5 s), but none that starts a thread at import (ONNX Runtime, OpenVINO) or runs
-on the device (jax2onnx's plugins); PORTABILITY_FORK_PRELOAD_MORE=0 leaves all these to the
-children (as before issue 57, for benchmarks/bench_confirmations.py's comparison). The census
+It also imports this repository's modules every census case imports (RUNNER_MODULES), the
+device path registry and pytest's builtin plugins (0.1-0.2 s per child otherwise), and on an
+export path the path's own packages that every child imports at its first compile and that start
+no thread and touch no device at import (PATH_MODULES: onnx and jax2onnx for JAX on ONNX Runtime,
+1.2-1.6 s per child otherwise on a loaded host; onnx and tf2onnx for TensorFlow, ~0.5 s), but
+none that starts a thread at import (ONNX Runtime, OpenVINO) or runs on the device (jax2onnx's
+plugins); PORTABILITY_FORK_PRELOAD_MORE=0 leaves all these to the children (as before issue 57,
+for benchmarks/bench_confirmations.py's comparison). The census
 test modules are not preloaded: the child's worker drops every module under cases/ before its
 pytest session (worker._forget_case_modules), so pytest would import them again anyway.
 Last it freezes what is alive (as a worker does before its first case), so no child walks the
@@ -41,6 +42,7 @@ framework's objects in its own collection again.
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import importlib
 import io
@@ -87,6 +89,9 @@ RUNNER_MODULES = (
     "portability_data.runner.nn_samples",
 )
 REGISTRY = "portability_data.runner.devices.registry"  # its name in `preloaded`
+# pytest's builtin plugins, which each child's pytest session imports (~0.06 s; cacheprovider is
+# blocked by the worker's arguments) and tomllib, with which it reads pyproject.toml.
+PYTEST_PLUGINS = "_pytest.config.default_plugins"  # their name in `preloaded`
 PRELOAD_MORE_ENV = "PORTABILITY_FORK_PRELOAD_MORE"  # "0": leave issue 57's preloads to the children
 
 
@@ -162,6 +167,12 @@ def preload(framework: str, rootdir: str) -> list[str]:
         devices.registry()  # imports every path module (no framework), as the child's backend would
         loaded.append(REGISTRY)
         modules += RUNNER_MODULES
+        with contextlib.suppress(Exception):  # else the child imports them, as a spawned one does
+            from _pytest.config import default_plugins
+
+            for name in (*(n for n in default_plugins if n != "cacheprovider"), "tomllib"):
+                importlib.import_module(name if name == "tomllib" else f"_pytest.{name}")
+            loaded.append(PYTEST_PLUGINS)
     modules += path_modules(framework, os.environ.get("PORTABILITY_DEVICE", ""), os.environ)
     for module in modules:
         try:
