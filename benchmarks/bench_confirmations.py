@@ -15,18 +15,29 @@ With `--device xla` (torch only, run by the torch_xla environment's python with 
 the pairs come from the newest xla eager census shard and both arms run on XLA's CPU backend,
 where the forking process also preloads torch_xla and torch's test databases (fork_worker.preload).
 
-Run it on a quiet host. Writes benchmarks/results/bench_confirmations.json (bench_confirmations_xla
-.json for xla) and prints a summary.
+With `--compare preload` (issue 57) both arms fork, and what differs is what the forking process
+preloaded: `before` as before issue 57 (PORTABILITY_FORK_PRELOAD_MORE=0), `after` with the runner's
+case modules and the device path's packages (fork_worker.RUNNER_MODULES, PATH_MODULES);
+`--settings framework:device:mode ...` takes the failing pairs of the newest
+`{framework}-{device}-{mode}-census-*` shard of each setting. The ratio is then before / after,
+and every verdict must again be equal.
+
+Run it on a quiet host (or say how loaded it was: the report records the load average). Writes
+benchmarks/results/bench_confirmations.json (bench_confirmations_xla.json for xla,
+bench_confirmations_preload.json for --compare preload) and prints a summary.
 
 Usage: python benchmarks/bench_confirmations.py [--pairs 12] [--seed 0] [--rounds 2]
-       [--frameworks torch jax tensorflow] [--device cpu|xla]
+       [--frameworks torch jax tensorflow] [--device cpu|xla] [--mode eager|compiled]
+       [--compare method|preload] [--settings jax:onnxruntime:compiled ...]
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
+import statistics
 import tempfile
 import time
 from pathlib import Path
@@ -34,6 +45,7 @@ from pathlib import Path
 import pyarrow.parquet as pq
 
 from portability_data.runner.confirmation import AloneRunner
+from portability_data.runner.fork_worker import PRELOAD_MORE_ENV as PRELOAD_ENV
 from portability_data.runner.spec import Paths, RunSpec
 
 REPO = Path(__file__).resolve().parent.parent
@@ -41,10 +53,12 @@ RESULTS = REPO / "benchmarks" / "results"
 FAILING = ("failed", "error", "crashed")
 
 
-def failing_pairs(framework: str, device: str, count: int, seed: int) -> tuple[str, list[str]]:
-    """(run id, test ids) of up to `count` failing pairs of the newest eager census shard."""
+def failing_pairs(
+    framework: str, device: str, count: int, seed: int, mode: str = "eager"
+) -> tuple[str, list[str]]:
+    """(run id, test ids) of up to `count` failing pairs of the newest census shard of the setting."""
     shards = sorted(
-        (REPO / "data" / "results" / "portability").glob(f"{framework}-{device}-eager-census-*.parquet")
+        (REPO / "data" / "results" / "portability").glob(f"{framework}-{device}-{mode}-census-*.parquet")
     )
     if not shards:
         return "", []
@@ -54,26 +68,86 @@ def failing_pairs(framework: str, device: str, count: int, seed: int) -> tuple[s
     return newest.stem, sorted(random.Random(seed).sample(failing, min(count, len(failing))))
 
 
+PRELOAD_ARMS = {"before": "0", "after": "1"}  # PORTABILITY_FORK_PRELOAD_MORE per --compare preload arm
+
+
 def one_arm(
-    framework: str, device: str, method: str, test_ids: list[str], scratch: Path
-) -> tuple[float, dict[str, list]]:
-    """(wall seconds, test id -> [outcome, error type]) of every pair confirmed by `method`."""
+    framework: str, device: str, method: str, test_ids: list[str], scratch: Path, mode: str = "eager"
+) -> tuple[float, dict[str, list], list[float], list[str]]:
+    """(wall seconds, test id -> [outcome, error type], each pair's seconds, what the forking
+    process preloaded) of every pair confirmed by `method`."""
     paths = Paths.under(REPO)
-    spec = RunSpec(framework=framework, device=device, repeats=1, timeout_s=300, suite="census")
-    alone = AloneRunner(spec, paths, scratch, scratch / f"{framework}-{method}.log", method)
-    verdicts = {}
+    spec = RunSpec(framework=framework, device=device, mode=mode, repeats=1, timeout_s=300, suite="census")
+    alone = AloneRunner(spec, paths, scratch, scratch / f"{framework}-{device}-{method}.log", method)
+    verdicts, each, preloaded = {}, [], []
     started = time.perf_counter()
     try:
         for test_id in test_ids:
+            begun = time.perf_counter()
             ran = alone.run(test_id)
+            each.append(time.perf_counter() - begun)
             if ran["worker"] != method:
                 raise SystemExit(
                     f"{framework}: asked for {method}, ran by {ran['worker']} ({alone.fork_refused})"
                 )
             verdicts[test_id] = [ran["outcome"], ran["error_type"]]
+            preloaded = ran["preloaded"]
     finally:
         alone.close()
-    return time.perf_counter() - started, verdicts
+    return time.perf_counter() - started, verdicts, each, preloaded
+
+
+def run_arm(
+    arm: str, compare: str, setting: tuple[str, str, str], test_ids: list[str], scratch: Path
+) -> tuple:
+    """One arm: spawn or fork (--compare method), or fork without or with the device path's
+    packages preloaded (--compare preload: PORTABILITY_FORK_PRELOAD_MORE, read by fork_worker)."""
+    framework, device, mode = setting
+    if compare == "method":
+        return one_arm(framework, device, arm, test_ids, scratch, mode)
+    os.environ[PRELOAD_ENV] = PRELOAD_ARMS[arm]
+    try:
+        return one_arm(framework, device, "fork", test_ids, scratch, mode)
+    finally:
+        os.environ.pop(PRELOAD_ENV, None)
+
+
+def measure(
+    setting: tuple[str, str, str], compare: str, test_ids: list[str], rounds: int, scratch: Path
+) -> dict:
+    """Both arms over `rounds` rounds, alternating which goes first; walls, verdicts, ratio."""
+    arms = ("spawn", "fork") if compare == "method" else ("before", "after")
+    walls: dict[str, list[float]] = {arm: [] for arm in arms}
+    pair_s: dict[str, list[list[float]]] = {arm: [] for arm in arms}
+    seen: dict[str, dict] = {}
+    preloaded: dict[str, list[str]] = {}
+    for round_no in range(rounds):
+        for arm in arms if round_no % 2 == 0 else arms[::-1]:
+            wall, verdicts, each, preloaded[arm] = run_arm(arm, compare, setting, test_ids, scratch)
+            walls[arm].append(wall)
+            pair_s[arm].append(each)
+            if arm in seen and seen[arm] != verdicts:
+                raise SystemExit(f"{setting}: {arm} gave other verdicts in round {round_no}")
+            seen[arm] = verdicts
+    first, second = arms
+    differing = {t: [seen[first][t], seen[second][t]] for t in test_ids if seen[first][t] != seen[second][t]}
+    best = {arm: min(walls[arm]) for arm in arms}
+    return {
+        "test_ids": test_ids,
+        "wall_s": walls,
+        "pair_s": pair_s,
+        "per_pair_s": {arm: best[arm] / len(test_ids) for arm in arms},
+        # without the forking process's own start (the first pair of each arm pays it)
+        "per_pair_after_first_s": {
+            arm: min(statistics.median(each[1:]) for each in pair_s[arm]) if len(test_ids) > 1 else None
+            for arm in arms
+        },
+        "ratio": best[first] / best[second],
+        "verdicts_equal": not differing,
+        "differing": differing,
+        "outcomes": seen[second],
+        "preloaded": preloaded,
+    }
 
 
 def main() -> None:
@@ -82,55 +156,50 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--frameworks", nargs="+", default=["torch", "jax", "tensorflow"])
-    parser.add_argument("--device", choices=["cpu", "xla"], default="cpu")
+    parser.add_argument("--device", default="cpu")
+    parser.add_argument("--mode", choices=["eager", "compiled"], default="eager")
+    parser.add_argument("--settings", nargs="+", default=None, metavar="FRAMEWORK:DEVICE:MODE")
+    parser.add_argument("--compare", choices=["method", "preload"], default="method")
     args = parser.parse_args()
     if args.device == "xla" and args.frameworks != ["torch"]:
         parser.error("--device xla measures torch only: add --frameworks torch")
+    settings = [tuple(s.split(":")) for s in args.settings or []] or [
+        (framework, args.device, args.mode) for framework in args.frameworks
+    ]
     report: dict = {
-        "pairs": args.pairs, "seed": args.seed, "rounds": args.rounds, "device": args.device,
+        "pairs": args.pairs, "seed": args.seed, "rounds": args.rounds, "compare": args.compare,
+        "device": args.device, "host": f"{os.cpu_count()} cores, load average {os.getloadavg()}",
         "frameworks": {},
     }  # fmt: skip
     with tempfile.TemporaryDirectory(prefix="bench-confirm-") as name:
-        scratch = Path(name)
-        for framework in args.frameworks:
-            run_id, test_ids = failing_pairs(framework, args.device, args.pairs, args.seed)
+        for setting in settings:
+            framework, device, mode = setting
+            run_id, test_ids = failing_pairs(framework, device, args.pairs, args.seed, mode)
             if not test_ids:
-                print(f"{framework}: no eager census shard with failing pairs; skipped")
+                print(f"{framework} {device} {mode}: no census shard with failing pairs; skipped")
                 continue
-            walls: dict[str, list[float]] = {"spawn": [], "fork": []}
-            seen: dict[str, dict] = {}
-            for round_no in range(args.rounds):
-                order = ("spawn", "fork") if round_no % 2 == 0 else ("fork", "spawn")
-                for method in order:
-                    wall, verdicts = one_arm(framework, args.device, method, test_ids, scratch)
-                    walls[method].append(wall)
-                    if method in seen and seen[method] != verdicts:
-                        raise SystemExit(f"{framework}: {method} gave other verdicts in round {round_no}")
-                    seen[method] = verdicts
-            differing = {
-                t: [seen["spawn"][t], seen["fork"][t]]
-                for t in test_ids
-                if seen["spawn"][t] != seen["fork"][t]
-            }
-            spawn_s, fork_s = min(walls["spawn"]), min(walls["fork"])
-            report["frameworks"][framework] = {
-                "shard": run_id,
-                "test_ids": test_ids,
-                "wall_s": walls,
-                "per_pair_s": {"spawn": spawn_s / len(test_ids), "fork": fork_s / len(test_ids)},
-                "speedup": spawn_s / fork_s,
-                "verdicts_equal": not differing,
-                "differing": differing,
-                "outcomes": seen["fork"],
-            }
+            result = {"shard": run_id, **measure(setting, args.compare, test_ids, args.rounds, Path(name))}
+            key = framework if args.compare == "method" and not args.settings else ":".join(setting)
+            report["frameworks"][key] = result
+            first, second = result["per_pair_s"]
             print(
-                f"{framework}: {len(test_ids)} failing pairs of {run_id}; per pair "
-                f"{spawn_s / len(test_ids):.2f} s spawned, {fork_s / len(test_ids):.2f} s forked: "
-                f"{spawn_s / fork_s:.2f}x; "
-                f"verdicts equal: {not differing}"
+                f"{key}: {len(test_ids)} failing pairs of {run_id}; per pair "
+                f"{result['per_pair_s'][first]:.2f} s {first}, {result['per_pair_s'][second]:.2f} s "
+                f"{second}: {result['ratio']:.2f}x; verdicts equal: {result['verdicts_equal']}",
+                flush=True,
             )
+            write(report, args.compare, args.device)
+    write(report, args.compare, args.device)
+
+
+def write(report: dict, compare: str, device: str) -> None:
+    """The report so far (after each setting: a long run interrupted keeps what it measured)."""
+    report["load_average_after"] = os.getloadavg()
     RESULTS.mkdir(exist_ok=True)
-    name = "bench_confirmations.json" if args.device == "cpu" else f"bench_confirmations_{args.device}.json"
+    if compare == "preload":
+        name = "bench_confirmations_preload.json"
+    else:
+        name = "bench_confirmations.json" if device == "cpu" else f"bench_confirmations_{device}.json"
     (RESULTS / name).write_text(json.dumps(report, indent=2) + "\n")
 
 

@@ -7,7 +7,8 @@ is forked from a process that has imported the framework and touched nothing els
 cannot start, spawned as a new interpreter as the runner's workers are. Both are alone; forking
 skips the import (seconds per confirmation, most of its cost). Each verdict journals which it was
 (`worker`: fork or spawn), the forking process's native thread count, and what it had read before
-forking (`preloaded`: the census manifests, torch's test databases; fork_worker.preload).
+forking (`preloaded`: the census manifests, torch's test databases, an export path's packages;
+fork_worker.preload).
 
 A row that says the case never ran its subtests (`<collection>`: a collection error, or the worker
 crashing outside any subtest, as torch's c10d thread aborting after a test) is confirmed the same

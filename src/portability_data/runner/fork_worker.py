@@ -26,12 +26,23 @@ setup imports (~3.5 s per child otherwise), before the databases, as in a spawne
 torch_xla rebinds some torch.nn classes, which the ModuleInfo database then holds. A spawned worker
 imports the same before its subtest, at its device setup and its collection; nothing of the device
 or of any case runs here (torch_xla makes its PJRT client at the first device call, in the child).
+It also imports this repository's modules every census case imports (RUNNER_MODULES), the
+device path registry and pytest's builtin plugins (0.1-0.2 s per child otherwise), and on an
+export path the path's own packages that every child imports at its first compile and that start
+no thread and touch no device at import (PATH_MODULES: onnx and jax2onnx for JAX on ONNX Runtime,
+1.2-1.6 s per child otherwise on a loaded host; onnx and tf2onnx for TensorFlow, ~0.5 s), but
+none that starts a thread at import (ONNX Runtime, OpenVINO) or runs on the device (jax2onnx's
+plugins); PORTABILITY_FORK_PRELOAD_MORE=0 leaves all these to the children (as before issue 57,
+for benchmarks/bench_confirmations.py's comparison). The census
+test modules are not preloaded: the child's worker drops every module under cases/ before its
+pytest session (worker._forget_case_modules), so pytest would import them again anyway.
 Last it freezes what is alive (as a worker does before its first case), so no child walks the
 framework's objects in its own collection again.
 """
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import importlib
 import io
@@ -56,6 +67,32 @@ TEST_DATABASES = {
 }
 # What the xla device's setup imports (runner.backends.TorchBackend); no thread starts at import.
 XLA_MODULES = ("torch_xla", "torch_xla.core.xla_model", "torch_xla.debug.metrics")
+# A device path's packages its children import at their first compile, per path and framework;
+# kept here, not in devices/<path>.py, whose source is in every shard's harness digest (provenance).
+# Only what starts no thread and touches no device at import (issue 57, measured): not onnxruntime
+# (its pybind module starts a native thread), not openvino (its telemetry starts a Python thread,
+# which makes this process refuse to fork), not jax2onnx's plugins (importing them runs JAX
+# computations: XLA's CPU client and its ~20 threads; 13-17 s per child, left to the child).
+PATH_MODULES: dict[str, dict[str, tuple[str, ...]]] = {
+    "onnxruntime": {
+        "jax": ("onnx", "jax2onnx"),
+        "tensorflow": ("onnx", "tf2onnx", "tf2onnx.convert"),
+    },
+}
+# This repository's modules every census case imports (its oracles, samples, dtype ledger) and the
+# device path registry the child's backend reads: numpy and the standard library only.
+RUNNER_MODULES = (
+    "portability_data.runner.oracle",
+    "portability_data.runner.device_oracle",
+    "portability_data.runner.generator",
+    "portability_data.runner.promotion",
+    "portability_data.runner.nn_samples",
+)
+REGISTRY = "portability_data.runner.devices.registry"  # its name in `preloaded`
+# pytest's builtin plugins, which each child's pytest session imports (~0.06 s; cacheprovider is
+# blocked by the worker's arguments) and tomllib, with which it reads pyproject.toml.
+PYTEST_PLUGINS = "_pytest.config.default_plugins"  # their name in `preloaded`
+PRELOAD_MORE_ENV = "PORTABILITY_FORK_PRELOAD_MORE"  # "0": leave issue 57's preloads to the children
 
 
 def _emit(stream: TextIO, event: dict[str, Any]) -> None:
@@ -92,11 +129,25 @@ def xla_on_cpu(device: str, environ: Mapping[str, str]) -> bool:
     return device == "xla" and environ.get("PJRT_DEVICE", "").upper() == "CPU"
 
 
+def preload_more(environ: Mapping[str, str]) -> bool:
+    """Whether to preload the runner's case modules and the path's packages (issue 57); off with
+    PORTABILITY_FORK_PRELOAD_MORE=0, for benchmarks/bench_confirmations.py's comparison."""
+    return environ.get(PRELOAD_MORE_ENV, "1") != "0"
+
+
+def path_modules(framework: str, device: str, environ: Mapping[str, str]) -> tuple[str, ...]:
+    """The device path's packages this process imports for its children (none where
+    PORTABILITY_FORK_PRELOAD_MORE is 0)."""
+    if not preload_more(environ):
+        return ()
+    return PATH_MODULES.get(device, {}).get(framework, ())
+
+
 def preload(framework: str, rootdir: str) -> list[str]:
-    """Read the framework's census manifests, torch_xla's modules on XLA's CPU backend, and (no
-    CUDA driver reachable) the framework's test databases; the names of what was loaded, for
-    `ready`. What fails to load is left to the child, which loads it again and reports the failure
-    where it belongs, as a spawned worker would."""
+    """Read the framework's census manifests, torch_xla's modules on XLA's CPU backend, (no CUDA
+    driver reachable) the framework's test databases, and the device path's packages; the names of
+    what was loaded, for `ready`. What fails to load is left to the child, which loads it again and
+    reports the failure where it belongs, as a spawned worker would."""
     from portability_data.runner.census_rows import CensusManifestError, manifest_paths, read_manifest
 
     loaded = []
@@ -110,6 +161,19 @@ def preload(framework: str, rootdir: str) -> list[str]:
     modules: tuple[str, ...] = XLA_MODULES if framework == "torch" and on_xla_cpu else ()
     if cuda_unreachable(framework):  # after torch_xla, which rebinds classes the databases hold
         modules += TEST_DATABASES.get(framework, ())
+    if preload_more(os.environ):
+        from portability_data.runner import devices
+
+        devices.registry()  # imports every path module (no framework), as the child's backend would
+        loaded.append(REGISTRY)
+        modules += RUNNER_MODULES
+        with contextlib.suppress(Exception):  # else the child imports them, as a spawned one does
+            from _pytest.config import default_plugins
+
+            for name in (*(n for n in default_plugins if n != "cacheprovider"), "tomllib"):
+                importlib.import_module(name if name == "tomllib" else f"_pytest.{name}")
+            loaded.append(PYTEST_PLUGINS)
+    modules += path_modules(framework, os.environ.get("PORTABILITY_DEVICE", ""), os.environ)
     for module in modules:
         try:
             importlib.import_module(module)
