@@ -25,7 +25,7 @@ from portability_data.readings.canonical import canonical_map, canonical_of, wit
 from portability_data.readings.crossframework import NOT_MEASURED
 from portability_data.readings.frames import plain_frame
 from portability_data.readings.samples import decile_buckets
-from portability_data.report.census_moves import TOP_LOST, device_moves
+from portability_data.report.census_moves import TOP_LOST, device_moves, route_pairs
 from portability_data.report.render import Section
 from portability_data.report.top_coverage import REASONS_PATH, TOP, load_reasons, status_counts, top_functions
 from portability_data.report.usage_ranking import corpus_order
@@ -398,7 +398,8 @@ def census_section(data_dir: Path) -> tuple[Section, dict[str, Any]] | None:
         "namesakes; JAX's primitive harnesses and jax.numpy; tf.experimental.numpy and a reviewed "
         "mapping of TensorFlow's numeric API) run through the same harness, one subtest per function x "
         "dtype: which functions work, fail or deviate from their oracle per setting, what leaves them "
-        "moving off the CPU, and where frameworks disagree on one NumPy name. The oracle is the "
+        "moving off the CPU, what one route off it keeps that another loses, and where frameworks "
+        "disagree on one NumPy name. The oracle is the "
         "entry's own reference function (upstream's reference for a ModuleInfo entry, not NumPy), NumPy "
         "for the NumPy namesakes, eager for the compiled mode, and off the host CPU also the CPU's result "
         "of the same sample (`reference+cpu`: the differential oracle). `works`: every sample ran and "
@@ -451,6 +452,11 @@ def census_section(data_dir: Path) -> tuple[Section, dict[str, Any]] | None:
                 f"Lost moving off the CPU: per path, the {TOP_LOST} functions with most pairs working on the "
                 "CPU only, with the path's first error",
                 lost,
+            ),
+            (
+                "Two routes off the CPU: per framework and mode, two device paths on the same pairs, and the "
+                "pairs (functions) only one of them runs whole on the device",
+                route_pairs(matrix),
             ),
             ("The 2026 sample: functions with an outcome, by census or curated case", fresh),
             ("Result dtypes off NumPy's on the same inputs (NumPy namesakes): pairs per setting", dtypes_off),

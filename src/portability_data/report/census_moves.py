@@ -1,7 +1,10 @@
 """Moving off the CPU, asked of the census: each pair (framework, entry, dtype, mode) measured on
 the CPU and on another device, by what the move did to it (works on both, lost, falls back to the
-host, gained, fails on both), and the functions that lose most. Kept apart from report.census, which
-lays out the section, because it is the one census table that reads two devices at once.
+host, gained, fails on both), and the functions that lose most; and two routes off the CPU side by
+side (two device paths of one framework on the same pairs: ONNX Runtime vs OpenVINO, IREE vs
+torch_xla, builtin-only vs Flex TFLite, ...), what one route keeps that the other loses. Kept apart
+from report.census, which lays out the section, because these are the census tables that read two
+devices at once.
 """
 
 from __future__ import annotations
@@ -20,6 +23,9 @@ TOP_LOST = 20  # functions lost moving off the CPU per path (framework, mode, de
 NOT_COMPARED = ("unconfirmed", "reference_quirk", "no_sample", *NOT_MEASURED)
 PAIR = ["framework", "origin", "entry", "dtype", "mode"]
 MOVES = ("works_both", "lost", "falls_back", "gained", "fails_both")
+# a pair on one route: ran whole on the device, ran with an op on the host, or did not run
+ROUTE_SIDES = ("runs", "falls_back", "fails")
+ROUTE_COUNTS = ("runs_both", "only_first", "only_second", "runs_neither", "not_compared")
 
 
 def move_of(on_cpu: str, on_device: str) -> str:
@@ -106,3 +112,62 @@ def device_moves(matrix: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
         lost_frame = lost_frame.sort_values(order, ascending=[True, True, True, False, True])
         lost_frame = lost_frame.groupby(path, sort=False).head(TOP_LOST)
     return pd.DataFrame(summary, columns=summary_columns), lost_frame.reset_index(drop=True)
+
+
+def route_side(status: str) -> str:
+    """What one route did with a pair: runs (works, or ran with nothing to judge it), falls_back (an
+    op on the host), fails (fails, deviates, partial or a fault), not_compared (NOT_COMPARED)."""
+    if status in NOT_COMPARED:
+        return "not_compared"
+    if status == "host_fallback":
+        return "falls_back"
+    return "runs" if status in RUNNING else "fails"
+
+
+def route_pairs(matrix: pd.DataFrame) -> pd.DataFrame:
+    """Per framework and mode, each two device paths other than the CPU that measured the same pairs
+    (issues 51-53: ONNX Runtime beside OpenVINO, IREE beside torch_xla and torch-mlir's route,
+    TFLite builtins beside Flex, the portable kernels beside XNNPACK): pairs both run whole on the
+    device, pairs only the first or only the second runs whole (the other fails or falls back to
+    the host), neither, and the functions each keeps alone, so that a route's losses are told from
+    the framework's. One row per pair and path: its newest run's."""
+    columns = [
+        "framework", "mode", "first", "second", "first_version", "second_version", "pairs_both",
+        *ROUTE_COUNTS, "functions_both", "functions_only_first", "functions_only_second",
+    ]  # fmt: skip
+    elsewhere = matrix[matrix["device"] != "cpu"].sort_values("run_id")
+    newest = elsewhere.drop_duplicates([*PAIR, "device"], keep="last")
+    rows = []
+    for (framework, mode), group in newest.groupby(["framework", "mode"], sort=True):
+        devices = sorted(set(group["device"]))
+        for index, first in enumerate(devices):
+            for second in devices[index + 1 :]:
+                a = group[group["device"] == first]
+                b = group[group["device"] == second]
+                both = a.merge(b, on=PAIR, suffixes=("_a", "_b"))
+                if both.empty:
+                    continue
+                side_a = both["status_a"].map(route_side)
+                side_b = both["status_b"].map(route_side)
+                compared = (side_a != "not_compared") & (side_b != "not_compared")
+                runs_a, runs_b = compared & (side_a == "runs"), compared & (side_b == "runs")
+                rows.append(
+                    {
+                        "framework": framework,
+                        "mode": mode,
+                        "first": first,
+                        "second": second,
+                        "first_version": ", ".join(sorted(set(both["framework_version_a"]))),
+                        "second_version": ", ".join(sorted(set(both["framework_version_b"]))),
+                        "pairs_both": len(both),
+                        "runs_both": int((runs_a & runs_b).sum()),
+                        "only_first": int((runs_a & ~runs_b).sum()),
+                        "only_second": int((runs_b & ~runs_a).sum()),
+                        "runs_neither": int((compared & ~runs_a & ~runs_b).sum()),
+                        "not_compared": int((~compared).sum()),
+                        "functions_both": both["function_a"].nunique(),
+                        "functions_only_first": both.loc[runs_a & ~runs_b, "function_a"].nunique(),
+                        "functions_only_second": both.loc[runs_b & ~runs_a, "function_a"].nunique(),
+                    }
+                )
+    return pd.DataFrame(rows, columns=columns)
