@@ -820,3 +820,47 @@ def test_a_closed_partial_run_beside_a_complete_run_of_the_same_code_is_supersed
     runs["case_digests"] = ['{"torch.f": "f1"}', '{"torch.f": "f0"}', '{"torch.f": "f1"}']
     kept, superseded = supersede(results, runs, quiet_load_max=1.5)
     assert "complete" not in set(kept["run_id"]) and "partial-after" in set(kept["run_id"])
+
+
+def test_a_failure_a_closed_partial_run_never_confirmed_alone_is_unknown_not_failed() -> None:
+    """A run closed before its confirmations ended (runs.status partial) keeps its unconfirmed
+    failures; they failed once beside other cases, so the function's outcome rests on what was
+    confirmed: a pass beside an unconfirmed failure is unknown, a confirmed failure still counts,
+    and the same rows in a complete run count as failures."""
+
+    def rows(confirmations: dict[str, str | None]) -> pd.DataFrame:
+        made = [row("t0", "passed", run_id="r")]
+        for name, verdict in confirmations.items():
+            made.append({**row(name, "failed", run_id="r"), "confirmation": verdict})
+        return frame(made).assign(confirmation=lambda f: f["confirmation"].astype(object))
+
+    def outcome(results: pd.DataFrame, status: str) -> tuple[str, int, int]:
+        runs = pd.DataFrame({"run_id": ["r"], "repeats": [1], "status": [status]})
+        got = aggregate(results, runs)[0].iloc[0]
+        return str(got["outcome"]), int(got["n_failed"]), int(got["n_subtests"])
+
+    unconfirmed = rows({"t1": None})
+    assert outcome(unconfirmed, "partial") == ("unknown", 0, 2)
+    assert outcome(unconfirmed, "complete") == ("partial_failure", 1, 2)
+    assert outcome(rows({"t1": None, "t2": "confirmed"}), "partial") == ("partial_failure", 1, 3)
+    assert outcome(rows({"t1": "order_dependent"}), "partial") == ("success", 0, 2)
+
+
+def test_the_timings_of_an_unconfirmed_failure_are_no_latency() -> None:
+    """Read as unknown, an unconfirmed failure still failed where it ran: the timings it recorded
+    before failing never enter a latency (a failed subtest's never did)."""
+    results = frame([{**row("t1", "failed", [5.0], run_id="r"), "confirmation": None}])
+    runs = pd.DataFrame({"run_id": ["r"], "repeats": [1], "status": ["partial"]})
+    outcomes, latencies = aggregate(results, runs)
+    assert outcomes.iloc[0]["outcome"] == "unknown"
+    assert latencies.empty or latencies["latency_ms"].isna().all()
+
+
+def test_an_unconfirmed_host_fallback_is_unknown_and_keeps_its_timings() -> None:
+    """A host fallback not re-run alone ran through, partly on the host: whether it falls back alone
+    is unknown, but its call completed, so its timings stay a latency as a confirmed one's do."""
+    results = frame([{**row("t1", "host_fallback", [5.0], run_id="r"), "confirmation": None}])
+    runs = pd.DataFrame({"run_id": ["r"], "repeats": [1], "status": ["partial"]})
+    outcomes, latencies = aggregate(results, runs)
+    assert outcomes.iloc[0]["outcome"] == "unknown"
+    assert latencies["latency_ms"].tolist() == [5.0]

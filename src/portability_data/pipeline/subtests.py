@@ -9,7 +9,7 @@ Outcomes and latencies are both computed from these subtests, so they live apart
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from typing import Any
 
 import pandas as pd
@@ -17,11 +17,18 @@ import pandas as pd
 from portability_data.readings.frames import column_values, plain_frame
 from portability_data.readings.quiet import contention, host_load, json_object
 from portability_data.readings.subtests import GROUP, SETTING, Subtest
-from portability_data.tables.contracts import FAILING_OUTCOMES
+from portability_data.tables.contracts import CONFIRMED_OUTCOMES, FAILING_OUTCOMES
 
 
-def collect_subtests(results: pd.DataFrame) -> dict[tuple, dict[tuple[str, str], Subtest]]:
-    """group key (GROUP columns) -> (case_id, subtest) -> Subtest, from results rows."""
+def collect_subtests(
+    results: pd.DataFrame, unconfirmed_runs: Collection[str] = ()
+) -> dict[tuple, dict[tuple[str, str], Subtest]]:
+    """group key (GROUP columns) -> (case_id, subtest) -> Subtest, from results rows.
+
+    `unconfirmed_runs`: runs closed partial (runs.status partial), stopped before every failure was
+    re-run alone in a fresh worker. A failing or host-fallback row of theirs without a confirmation
+    is read as `unknown`: it failed once beside other cases, and a failure is the framework's only
+    once it recurs alone (the census reads such a pair as `unconfirmed` the same way)."""
     needed = (
         *GROUP,
         "case_id",
@@ -43,18 +50,29 @@ def collect_subtests(results: pd.DataFrame) -> dict[tuple, dict[tuple[str, str],
         if subtest is None:
             subtest = groups[group][key] = Subtest()
         outcome, category = columns["outcome"][i], columns["failure_category"][i]
+        timings = columns["op_latencies_ms"][i]
         if columns["confirmation"][i] == "order_dependent" and (
             outcome in FAILING_OUTCOMES or outcome == "host_fallback"
         ):
             subtest.order_dependent = True
             outcome, category = "passed", None
+        elif (
+            outcome in CONFIRMED_OUTCOMES
+            and category != "harness"
+            and columns["confirmation"][i] is None
+            and columns["run_id"][i] in unconfirmed_runs
+        ):
+            subtest.unconfirmed = True
+            if outcome != "host_fallback":  # a failing call's timings are never a latency
+                timings = None
+            outcome, category = "unknown", None
         if columns["mode"][i] == "compiled" and columns["execution"][i] not in (None, "compiled"):
             subtest.not_compiled = True
         subtest.outcomes.append(outcome)
         subtest.categories.append(category)
         slot = (columns["run_id"][i], int(columns["repeat"][i]))
         subtest.ops.setdefault(slot, [])
-        subtest.ops[slot] = subtest.ops[slot] + [float(v) for v in (columns["op_latencies_ms"][i] or [])]
+        subtest.ops[slot] = subtest.ops[slot] + [float(v) for v in (timings or [])]
     return groups
 
 

@@ -23,6 +23,7 @@ class Subtest:
     ops: dict[tuple[str, int], list[float]] = field(default_factory=dict)
     order_dependent: bool = False  # a failing row passed alone in a fresh worker
     not_compiled: bool = False  # compiled mode, but some row did not really compile
+    unconfirmed: bool = False  # a row failed once in a run closed before confirming it alone
 
     def status(self) -> str:
         """failed / passed / host_fallback / unknown / harness / skipped, per the rule in

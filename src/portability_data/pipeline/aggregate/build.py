@@ -35,6 +35,9 @@ Outcomes (docs/METHOD.md section 6, contract `outcomes`):
 - Order dependence: a failing row whose subtest passed when re-run alone in a fresh worker
   (results.confirmation = order_dependent) is not the framework's failure: it counts as passed,
   and n_order_dependent says how many subtests of the group were so.
+- Unconfirmed: a failing or host-fallback row of a run closed partial (runs.status partial) that was
+  never re-run alone (results.confirmation null) is read as unknown, not failed: the run stopped
+  before its failures were confirmed, and a failure is the framework's only once it recurs alone.
 - Compiled means compiled: in compiled mode a subtest counts only if every timed call of it went
   through the compiler whole (results.execution = compiled, or null in shards that predate the
   column); subtests with graph breaks, an eager fallback or code the harness did not route are
@@ -207,7 +210,7 @@ def aggregate_marked(
     """aggregate's (outcomes, latencies) from pooled_rows' marked rows."""
     pooled = marked[marked[SUPERSEDED_REASON].isna()].drop(columns=[SUPERSEDED_REASON, SUPERSEDED_BY])
     results = without_orphans(without_census(pooled).reset_index(drop=True), cases).reset_index(drop=True)
-    groups = collect_subtests(results)
+    groups = collect_subtests(results, partial_run_ids(runs))
     unavailable = unavailable_from_results(results)
     if cases is not None and runs is not None and len(cases):
         for group in removed_groups(cases, runs):
@@ -219,6 +222,13 @@ def aggregate_marked(
         groups, repeats_per_run(runs, results), contended_run_ids(runs, quiet_load_max)
     )
     return compute_outcomes(groups, unavailable), latencies
+
+
+def partial_run_ids(runs: pd.DataFrame | None) -> set[str]:
+    """Runs closed partial (runs.status partial): their failures were not all confirmed alone."""
+    if runs is None or not len(runs) or "status" not in runs:
+        return set()
+    return {str(r) for r, status in zip(runs["run_id"], runs["status"]) if status == "partial"}
 
 
 def _table_file(path: Path, table: str) -> Path:
