@@ -67,6 +67,7 @@ from portability_data.report.outcomes import (
     sample_coverage,
     settings_overview,
 )
+from portability_data.report.path_fallback import path_fallback_section
 from portability_data.report.render import Section, render
 from portability_data.report.summaries import PAIR_KEYS, ratio_shares, summary_tables
 from portability_data.report.summary import (
@@ -451,6 +452,9 @@ def _write_report(
     if fallback is not None:
         sections.append(fallback[0])
         metrics["host_fallback"] = fallback[1]
+    outside = path_fallback_section(data_dir)
+    if outside is not None:
+        sections.append(outside)
     figure_dir = out_dir / "figures"
     figure_dir.mkdir(parents=True, exist_ok=True)
     for old in figure_dir.glob("*.png"):
