@@ -17,7 +17,7 @@ import pyarrow as pa
 def column_values(series: pd.Series) -> list[Any]:
     """Python values of a column, Arrow-backed or not (lists stay lists, nulls become None)."""
     if isinstance(series.dtype, pd.ArrowDtype):
-        return series.array.__arrow_array__().to_pylist()
+        return list(series.array.__arrow_array__().to_pylist())
     return [None if is_null(v) else v for v in series.tolist()]
 
 
@@ -41,7 +41,8 @@ def plain_frame(frame: pd.DataFrame) -> pd.DataFrame:
 def typed_frame(schema: pa.Schema, rows: list[dict[str, Any]]) -> pd.DataFrame:
     """Rows as a frame with the contract's columns and Arrow types (as tableio reads them back)."""
     table = pa.Table.from_pylist(rows, schema=schema) if rows else schema.empty_table()
-    return table.to_pandas(types_mapper=pd.ArrowDtype)
+    frame: pd.DataFrame = table.to_pandas(types_mapper=pd.ArrowDtype)
+    return frame
 
 
 def first_line(message: object, width: int = 160) -> str | None:

@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
@@ -172,7 +173,7 @@ def _text(value: object) -> str | None:
     return None if value is None or (isinstance(value, float) and pd.isna(value)) else str(value)
 
 
-def _int(value: object) -> int | None:
+def _int(value: Any) -> int | None:
     return None if value is None or pd.isna(value) else int(value)
 
 
@@ -186,25 +187,25 @@ def first_lines(message: str | None, limit: int = ERROR_CHARS) -> str | None:
 
 def census_cells(matrix: pd.DataFrame) -> Iterable[Cell]:
     """The support matrix's rows as cells (one per function x entry x dtype x setting)."""
-    for row in matrix.itertuples(index=False):
+    for row in matrix.to_dict("records"):
         yield Cell(
-            function=row.function,
-            framework=row.framework,
-            framework_version=row.framework_version,
+            function=row["function"],
+            framework=row["framework"],
+            framework_version=row["framework_version"],
             source="census",
-            path=row.device,
-            device_model=row.device_model,
-            mode=row.mode,
-            dtype=row.dtype,
-            status=CENSUS_STATUS.get(row.status, "unknown"),
-            raw_status=row.status,
-            entry=row.entry,
-            samples=_int(row.samples),
-            samples_failed=_int(row.samples_failed),
-            oracle=_text(row.oracle),
-            run_id=row.run_id,
-            error_type=_text(row.error_type),
-            error=first_lines(_text(row.error_message)),
+            path=row["device"],
+            device_model=row["device_model"],
+            mode=row["mode"],
+            dtype=row["dtype"],
+            status=CENSUS_STATUS.get(row["status"], "unknown"),
+            raw_status=row["status"],
+            entry=row["entry"],
+            samples=_int(row["samples"]),
+            samples_failed=_int(row["samples_failed"]),
+            oracle=_text(row["oracle"]),
+            run_id=row["run_id"],
+            error_type=_text(row["error_type"]),
+            error=first_lines(_text(row["error_message"])),
         )
 
 
@@ -215,27 +216,32 @@ def device_ratios(latencies: pd.DataFrame) -> dict[tuple[str, ...], float]:
     off_cpu = off_cpu.dropna(subset=["ratio"])
     keys = ["source", "function", "device", "device_model", "mode"]
     medians = off_cpu.groupby(keys, dropna=False)["ratio"].median()
-    return {tuple(key): float(value) for key, value in medians.items()}
+    return {
+        tuple(str(part) for part in (key if isinstance(key, tuple) else (key,))): float(value)
+        for key, value in medians.items()
+    }
 
 
 def outcome_cells(outcomes: pd.DataFrame, ratios: dict[tuple[str, ...], float]) -> Iterable[Cell]:
     """The outcomes table's rows (curated cases, ours and the study's) as cells without a dtype."""
-    for row in outcomes.itertuples(index=False):
+    for row in outcomes.to_dict("records"):
         yield Cell(
-            function=row.function,
-            framework=row.framework,
-            framework_version=row.framework_version,
-            source=row.source,
-            path=row.device,
-            device_model=row.device_model,
-            mode=row.mode,
+            function=row["function"],
+            framework=row["framework"],
+            framework_version=row["framework_version"],
+            source=row["source"],
+            path=row["device"],
+            device_model=row["device_model"],
+            mode=row["mode"],
             dtype=None,
-            status=OUTCOME_STATUS.get(row.outcome, "unknown"),
-            raw_status=row.outcome,
-            samples=int(row.n_subtests),
-            samples_failed=int(row.n_failed),
-            error=_text(row.dominant_failure_category),
-            ratio=ratios.get((row.source, row.function, row.device, row.device_model, row.mode)),
+            status=OUTCOME_STATUS.get(row["outcome"], "unknown"),
+            raw_status=row["outcome"],
+            samples=int(row["n_subtests"]),
+            samples_failed=int(row["n_failed"]),
+            error=_text(row["dominant_failure_category"]),
+            ratio=ratios.get(
+                (row["source"], row["function"], row["device"], row["device_model"], row["mode"])
+            ),
         )
 
 

@@ -101,7 +101,7 @@ def latency_basis(
     if pooled is None or not len(pooled):
         return pd.DataFrame(columns=BASIS_COLUMNS)
     facts = _facts(runs)
-    by_setting: dict[tuple, set[str]] = {}
+    by_setting: dict[tuple[Any, ...], set[str]] = {}
     settings = zip(*(column_values(pooled[c]) for c in SETTING))
     for setting, run_id in zip(settings, column_values(pooled["run_id"])):
         by_setting.setdefault(tuple(setting), set()).add(run_id)
