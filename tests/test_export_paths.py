@@ -213,3 +213,26 @@ def test_openvino_stage_errors_are_not_hidden_in_dynamos_wrapper(monkeypatch) ->
     backend.start_test("compiled")
     with pytest.raises(openvino.ExportError, match=r"openvino conversion failed .*SymIntArrayRef"):
         backend.compile(lambda x: torch.sin(x) + 1)(torch.ones(3))
+
+
+def test_openvino_names_the_ops_of_a_partition_given_back_inside_another(monkeypatch) -> None:
+    """A recompiled graph (a third shape of `mT`) has a partition OpenVINO gives back to PyTorch
+    (perm_fallback) wrapped in another OpenVINOGraphModule: the harness once read `.gm.graph` of the
+    wrapper and raised AttributeError (the torch openvino census of 2026-12-06: mT, mH, fft.*). Its
+    ops are named as a fallback, and the rule table puts the old error on the harness."""
+    _needs("torch", "openvino")
+    import torch
+
+    from portability_data.runner.failures import classify_failure_detail
+
+    monkeypatch.setenv("PORTABILITY_MODE", "compiled")
+    backend = devices.backend_for("torch", "openvino")
+    backend.start_test("compiled")
+    transposed = backend.compile(lambda t: t.mT)
+    for shape in [(5, 5), (5, 5, 5), (2, 5, 5)]:
+        sample = torch.randn(shape)
+        assert torch.equal(transposed(sample), sample.mT)
+    assert backend.left_to_framework()["aten::transpose"] >= 3
+    message = "'OpenVINOGraphModule' object has no attribute 'graph'"
+    category, rule, _ = classify_failure_detail("torch", "AttributeError", message, outcome="failed")
+    assert (category, rule) == ("harness", "harness_openvino_nested_partition")

@@ -187,9 +187,12 @@ class TorchOpenVino(_OpenVinoBackendMixin, TorchBackend):
                 result = execute(partitioned, *args, executor="openvino", options=OPTIONS)
                 for module in partitioned.modules():
                     if isinstance(module, OpenVINOGraphModule) and module.perm_fallback:
+                        inner = module.gm
+                        while isinstance(inner, OpenVINOGraphModule):  # a partition wrapping another
+                            inner = inner.gm
                         backend.fallbacks.update(
                             name
-                            for node in module.gm.graph.nodes
+                            for node in inner.graph.nodes
                             if node.op == "call_function" and (name := _op_name(node)) is not None
                         )
                 return result
