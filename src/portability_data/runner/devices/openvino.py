@@ -118,12 +118,16 @@ class _OpenVinoBackendMixin:
     def device_facts(self) -> dict[str, Any]:
         import openvino
 
+        core = openvino.Core()
         return {
             "runtime": "openvino",
             "openvino": openvino.__version__,
             "openvino_device": OV_DEVICE,
-            "available_devices": list(openvino.Core().available_devices),
+            "available_devices": list(core.available_devices),
             "converter": self.compiler,
+            # the plugin's default precision for float32 models: bf16 on a CPU with avx512_bf16 or
+            # AMX (OpenVINO's CPU plugin docs), which puts matmul-family values off a float32 oracle
+            "inference_precision": core.get_property(OV_DEVICE, "INFERENCE_PRECISION_HINT").get_type_name(),
         }
 
 
