@@ -864,3 +864,21 @@ def test_an_unconfirmed_host_fallback_is_unknown_and_keeps_its_timings() -> None
     outcomes, latencies = aggregate(results, runs)
     assert outcomes.iloc[0]["outcome"] == "unknown"
     assert latencies["latency_ms"].tolist() == [5.0]
+
+
+def test_the_failure_categories_table_leaves_out_rows_a_closed_partial_run_never_confirmed() -> None:
+    """The report's failure categories count subtest rows: an unconfirmed failure of a run closed
+    partial is unknown to aggregation, so it is not a failing row there either."""
+    from portability_data.report.outcomes import failure_categories
+
+    results = frame(
+        [
+            {**row("t1", "failed", category="not_implemented", run_id="r"), "confirmation": None},
+            {**row("t2", "failed", category="not_implemented", run_id="r"), "confirmation": "confirmed"},
+        ]
+    )
+    outcomes = aggregate(results)[0]
+    for status, rows in (("partial", 1), ("complete", 2)):
+        runs = pd.DataFrame({"run_id": ["r"], "repeats": [1], "status": [status]})
+        table = failure_categories(outcomes, results, runs)
+        assert table.set_index("failure_category").loc["not_implemented", "subtest_rows"] == rows

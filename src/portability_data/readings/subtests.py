@@ -7,8 +7,12 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from portability_data.tables.contracts import FAILING_OUTCOMES
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 RAN = frozenset({"passed", "host_fallback"})  # the subtest ran through (host_fallback: partly on the host)
 GROUP = ("source", "framework", "framework_version", "function", "device", "device_model", "mode")
@@ -71,3 +75,11 @@ def most_common_value(values: Iterable[str]) -> str | None:
 
 # A setting: what one pooled outcome is measured on (the report groups and names them by it).
 SETTING = ("source", "framework", "framework_version", "device", "device_model", "mode")
+
+
+def partial_run_ids(runs: pd.DataFrame | None) -> set[str]:
+    """Runs closed partial (runs.status partial): their failures were not all confirmed alone, so
+    a failing row of theirs without a confirmation is unknown (aggregation and the report alike)."""
+    if runs is None or not len(runs) or "status" not in runs:
+        return set()
+    return {str(r) for r, status in zip(runs["run_id"], runs["status"]) if status == "partial"}

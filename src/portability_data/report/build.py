@@ -196,7 +196,7 @@ def build(
         "cross_device_functions": cross_functions,
         "generation_shares": gen_shares,
         "failure_by_bucket": failure_by_bucket(outcomes, samples),
-        "failure_categories": failure_categories(outcomes, inputs.results),
+        "failure_categories": failure_categories(outcomes, inputs.results, inputs.runs),
         "then_now_changes": changes,
         "then_now_summary": change_summary(changes),
         "then_now_latency": moves,

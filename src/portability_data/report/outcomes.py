@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pandas as pd
 
+from portability_data.readings.subtests import partial_run_ids
 from portability_data.report.inputs import (
     BUCKET_ORDER,
     FAILING,
@@ -220,9 +221,13 @@ def failure_by_bucket(outcomes: pd.DataFrame, samples: pd.DataFrame) -> pd.DataF
     )
 
 
-def failure_categories(outcomes: pd.DataFrame, results: pd.DataFrame | None) -> pd.DataFrame:
+def failure_categories(
+    outcomes: pd.DataFrame, results: pd.DataFrame | None, runs: pd.DataFrame | None = None
+) -> pd.DataFrame:
     """Per setting and failure category: failing functions (by their dominant category) and failing
-    subtest rows (from results, where read). Harness failures are the study's, not the function's."""
+    subtest rows (from results, where read). Harness failures are the study's, not the function's;
+    a failing row that a run closed partial never confirmed alone is not counted (aggregation reads
+    it as unknown: pipeline.subtests.collect_subtests)."""
     columns = [*SETTING_KEYS, "failure_category", "functions", "subtest_rows"]
     failing = outcomes[outcomes["outcome"].isin(FAILING)] if len(outcomes) else outcomes
     functions = (
@@ -236,6 +241,9 @@ def failure_categories(outcomes: pd.DataFrame, results: pd.DataFrame | None) -> 
     rows = pd.Series(dtype=float, name="subtest_rows")
     if results is not None and len(results):
         bad = results[results["failure_category"].notna() & (results["failure_category"] != "harness")]
+        if "confirmation" in bad:
+            unconfirmed = bad["confirmation"].isna() & bad["run_id"].isin(partial_run_ids(runs))
+            bad = bad[~unconfirmed]
         if len(bad):
             rows = bad.groupby([*SETTING_KEYS, "failure_category"]).size().rename("subtest_rows")
     if functions.empty and rows.empty:

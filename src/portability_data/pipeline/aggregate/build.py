@@ -116,6 +116,7 @@ from portability_data.readings.quiet import (
     contended_run_ids,
     quiet_load_max,
 )
+from portability_data.readings.subtests import partial_run_ids
 from portability_data.tables.contracts import REREAD, TABLES, is_census_case
 
 __all__ = ["aggregate", "pooled_rows", "reclassify_failures", "run_aggregate", "supersede"]
@@ -222,13 +223,6 @@ def aggregate_marked(
         groups, repeats_per_run(runs, results), contended_run_ids(runs, quiet_load_max)
     )
     return compute_outcomes(groups, unavailable), latencies
-
-
-def partial_run_ids(runs: pd.DataFrame | None) -> set[str]:
-    """Runs closed partial (runs.status partial): their failures were not all confirmed alone."""
-    if runs is None or not len(runs) or "status" not in runs:
-        return set()
-    return {str(r) for r, status in zip(runs["run_id"], runs["status"]) if status == "partial"}
 
 
 def _table_file(path: Path, table: str) -> Path:
