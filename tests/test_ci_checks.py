@@ -71,8 +71,9 @@ def mypy_wrong_job(folder: Path) -> beside.Job:
     copy = folder / "repo"
     shutil.copytree(REPO_ROOT / "src" / "portability_data" / "tables", copy / "src/portability_data/tables")
     (copy / "src/portability_data/__init__.py").write_text("")
-    (copy / "src/portability_data/runner").mkdir()
-    (copy / "src/portability_data/runner/__init__.py").write_text("")
+    for checked in ("runner", "readings"):  # the other folders [tool.mypy] files names, empty here
+        (copy / "src/portability_data" / checked).mkdir()
+        (copy / "src/portability_data" / checked / "__init__.py").write_text("")
     shutil.copy(REPO_ROOT / "pyproject.toml", copy / "pyproject.toml")
     (copy / "src/portability_data/tables/wrong.py").write_text(
         '"""A wrong return type."""\n\n\ndef count() -> int:\n    return "one"\n'
