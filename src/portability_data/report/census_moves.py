@@ -23,8 +23,6 @@ TOP_LOST = 20  # functions lost moving off the CPU per path (framework, mode, de
 NOT_COMPARED = ("unconfirmed", "reference_quirk", "no_sample", *NOT_MEASURED)
 PAIR = ["framework", "origin", "entry", "dtype", "mode"]
 MOVES = ("works_both", "lost", "falls_back", "gained", "fails_both")
-# a pair on one route: ran whole on the device, ran with an op on the host, or did not run
-ROUTE_SIDES = ("runs", "falls_back", "fails")
 ROUTE_COUNTS = ("runs_both", "only_first", "only_second", "runs_neither", "not_compared")
 
 

@@ -18,7 +18,7 @@ from typing import Any
 import pandas as pd
 
 from portability_data.readings.frames import plain_frame
-from portability_data.report.host_fallback import XLA_DEVICES, subtest_statuses, suites
+from portability_data.report.host_fallback import XLA_DEVICES, fallback_ops, subtest_statuses, suites
 from portability_data.report.render import Section
 from portability_data.tables.tableio import read_table
 
@@ -88,7 +88,10 @@ def path_top_functions(rows: pd.DataFrame, limit: int = TOP_FUNCTIONS) -> pd.Dat
                 "subtests": int(totals[key]),
                 "subtests_with_ops_outside": len(per_subtest),
                 "ran_with_them": int((per_subtest["outcome"] == "host_fallback").sum()),
-                "ops": ", ".join(f"{op} ({n})" for op, n in ops.most_common(5)),
+                # ties by name: a set's order changes with each process's string hashing
+                "ops": ", ".join(
+                    f"{op} ({n})" for op, n in sorted(ops.items(), key=lambda kv: (-kv[1], kv[0]))[:5]
+                ),
             }
         )
     frame = pd.DataFrame(out, columns=columns)
@@ -98,29 +101,16 @@ def path_top_functions(rows: pd.DataFrame, limit: int = TOP_FUNCTIONS) -> pd.Dat
 
 
 def path_ops(rows: pd.DataFrame) -> pd.DataFrame:
-    """Per path and op left outside the runtime: in how many functions and subtests."""
+    """Per path and op left outside the runtime: in how many functions and subtests (the XLA
+    section's `fallback_ops`, per path)."""
     columns = [*PATH, "op", "n_functions", "n_subtests", "functions"]
-    seen: dict[tuple[Any, ...], dict[str, Any]] = {}
-    for record in rows[[*PATH, "function", "case_id", "subtest", "host_fallback_ops"]].to_dict("records"):
-        for op in _ops(record["host_fallback_ops"]):
-            key = (*(record[c] for c in PATH), op)
-            entry = seen.setdefault(key, {"functions": set(), "subtests": set()})
-            entry["functions"].add(record["function"])
-            entry["subtests"].add((record["case_id"], record["subtest"]))
-    frame = pd.DataFrame(
-        [
-            {**dict(zip([*PATH, "op"], key)), "n_functions": len(e["functions"]),
-             "n_subtests": len(e["subtests"]), "functions": ", ".join(sorted(e["functions"])[:6])}
-            for key, e in seen.items()
-        ],
-        columns=columns,
-    )  # fmt: skip
-    if frame.empty:
-        return frame
-    order = [*PATH, "n_functions", "n_subtests", "op"]
-    return frame.sort_values(order, ascending=[True] * len(PATH) + [False, False, True]).reset_index(
-        drop=True
-    )
+    per_path = [
+        fallback_ops(group).assign(**dict(zip(PATH, key))) for key, group in rows.groupby(PATH, sort=True)
+    ]
+    found = [frame for frame in per_path if not frame.empty]
+    if not found:
+        return pd.DataFrame(columns=columns)
+    return pd.concat(found, ignore_index=True)[columns]
 
 
 def path_fallback_section(data_dir: Path) -> Section | None:
