@@ -588,6 +588,25 @@ def test_measures_a_case_reports_become_results_columns(case_repo) -> None:
     assert "speedup" in unknown["error_message"] and unknown["samples"] is None
 
 
+def test_a_run_that_left_failures_unconfirmed_closes_partial(case_repo) -> None:
+    """`--no-confirm` leaves failing subtests without a verdict: such a run's row says partial, as a
+    run closed before its confirmations ended does, so aggregation reads those rows as unknown; a
+    run with nothing failing has nothing to confirm and stays complete."""
+    case_repo.add("jax", "measured", MEASURED)
+    paths = Paths.under(case_repo.root)
+    said: list[str] = []
+    failing = run(RunSpec(framework="jax", device="cpu", repeats=1), paths, log=said.append, confirm=False)
+    case_repo.add("jax", "measured", "def test_fine():\n    assert True\n")
+    passing = run(RunSpec(framework="jax", device="cpu", repeats=1), paths, log=said.append, confirm=False)
+    status = {
+        run_id: pq.read_table(next(paths.runs_dir.glob(f"*/{run_id}.parquet"))).to_pylist()[0]["status"]
+        for run_id in (failing, passing)
+    }
+    assert status == {failing: "partial", passing: "complete"}
+    assert any("2 failing subtest(s) left unconfirmed" in line for line in said)
+    assert all(r["confirmation"] is None for r in rows_of(paths, failing))
+
+
 def test_a_run_resumes_only_on_the_code_that_started_it(case_repo) -> None:
     """A killed run's rows carry the digests its journal recorded at its start: resuming it after
     a case file or the harness changed is refused, naming what changed and how to go on, before

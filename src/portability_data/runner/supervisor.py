@@ -146,7 +146,22 @@ def run(
             for supervisor in supervisors:
                 supervisor.close()
             state.journal.close()
-    return finish(state, paths)
+    left = 0 if confirm else unconfirmed(state)
+    if left:
+        say(
+            f"{left} failing subtest(s) left unconfirmed (--no-confirm): the run closes partial, and "
+            "aggregation reads them as unknown; `--resume` is refused, re-run without --no-confirm"
+        )
+    return finish(state, paths, status="partial" if left else "complete")
+
+
+def unconfirmed(state: RunState) -> int:
+    """Failing (or fallen-back) subtests of the run with no confirmation verdict: a run left with
+    any (`--no-confirm`) closes partial, as a run closed before its confirmations ended does, so
+    aggregation reads those rows as unknown and never as the framework's failure."""
+    _, rows = state.journal.read()
+    done = state.journal.confirmations()
+    return sum(1 for r in rows if r["outcome"] in contracts.CONFIRMED_OUTCOMES and r["test_id"] not in done)
 
 
 def refuse_changed_code(state: RunState, paths: Paths) -> None:

@@ -282,7 +282,14 @@ RUNS_RECORD = Table(
         _col("timer_floor_ms", _f64, True, "median of an empty timed block with sync, ms", ge=0),
         _col("started_at", TIMESTAMP, True, "start time"),
         _col("finished_at", TIMESTAMP, True, "end time"),
-        _col("status", _str, False, "running, complete or partial", isin=RUN_STATUSES),
+        _col(
+            "status",
+            _str,
+            False,
+            "running, complete, or partial: closed before its end (--close) or with failures left "
+            "unconfirmed (--no-confirm), whose unconfirmed failures read as unknown",
+            isin=RUN_STATUSES,
+        ),
         _col("n_results", _i64, False, "rows in the run's shard", ge=0),
         _col(
             "cpu_flags",
