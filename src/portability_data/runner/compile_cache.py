@@ -36,19 +36,33 @@ re-run 15% and costs every first run 11%, and most census runs are first runs (a
 gets a new folder). `PORTABILITY_COMPILE_CACHE=on` (or `portability run --compile-cache`) puts it
 under the XDG cache folder ($XDG_CACHE_HOME, else ~/.cache: portability/compile/),
 `PORTABILITY_COMPILE_CACHE=<folder>` elsewhere; never in the repository or a shard.
+
+One cache is on by default, because it holds no program of a case: jax2onnx's own plugins. Before
+its first export, jax2onnx imports its ~150 plugin modules, which run JAX at import and compile
+about 74 small programs: ~20-30 s of every JAX worker on the onnxruntime path, measurement or
+confirmation (benchmarks/bench_confirmation_stages.py: 31.5 s of a 34 s confirmation). Those
+programs are the same in every worker, and every worker compiles them before the function under
+test, so a worker that reads them from disk holds the same executables when the case starts as one
+that compiled them: a confirmation stays alone (nothing of an earlier case ran there). The cache is
+on only while the plugins import (`jax_cache_scope`); the worker's own setting (off, or the census
+cache above) is back before any case code compiles. It lives under the compile cache's root (XDG by
+default, `PORTABILITY_COMPILE_CACHE=<folder>` moves it), per jax, jaxlib and jax2onnx version and
+CPU model; `PORTABILITY_PLUGIN_CACHE=off` turns it off.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import importlib.util
 import os
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from importlib import metadata
 from pathlib import Path
 
 CACHE_ENV = "PORTABILITY_COMPILE_CACHE"  # unset or "off": no cache; "on": under XDG; a folder: there
 XLA_OPT_IN_ENV = "PORTABILITY_COMPILE_CACHE_XLA"  # "on": torch_xla's cache too (see the docstring)
+PLUGIN_CACHE_ENV = "PORTABILITY_PLUGIN_CACHE"  # "off": jax2onnx's plugin programs compiled in each worker
 OFF = "off"
 ON = "on"
 CENSUS_SUITE = "census"  # the suite whose runs use the cache by default (verdicts, no latencies)
@@ -63,8 +77,52 @@ def cache_root(environ: Mapping[str, str] = os.environ) -> Path | None:
         return None
     if chosen.lower() != ON:
         return Path(chosen).expanduser()
+    return _xdg_root(environ)
+
+
+def _xdg_root(environ: Mapping[str, str]) -> Path:
     xdg = environ.get("XDG_CACHE_HOME") or str(Path(environ.get("HOME") or Path.home()) / ".cache")
     return Path(xdg) / "portability" / "compile"
+
+
+def plugin_cache_dir(environ: Mapping[str, str] = os.environ) -> Path | None:
+    """Where jax2onnx's plugin programs are kept between workers (see the docstring): under the
+    compile caches' root, or the XDG one where that is unset or off; None: PORTABILITY_PLUGIN_CACHE=off."""
+    if environ.get(PLUGIN_CACHE_ENV, "").strip().lower() == OFF:
+        return None
+    root = cache_root(environ) or _xdg_root(environ)
+    return root / "jax2onnx_plugins" / _versions("jax", "jaxlib", "jax2onnx") / _machine()
+
+
+@contextlib.contextmanager
+def jax_cache_scope(folder: Path | None) -> Iterator[None]:
+    """JAX's persistent compilation cache in `folder` (every program kept, however small or quick)
+    for what runs inside, and the process's own cache options back afterwards, with JAX's cache
+    object reset on both sides so that it is re-read from the options in force. None: nothing
+    changes."""
+    if folder is None:
+        yield
+        return
+    import jax
+    from jax.experimental.compilation_cache import compilation_cache
+
+    folder.mkdir(parents=True, exist_ok=True)
+    options = {
+        "jax_compilation_cache_dir": str(folder),
+        "jax_persistent_cache_min_compile_time_secs": 0,
+        "jax_persistent_cache_min_entry_size_bytes": 0,
+        "jax_enable_compilation_cache": True,
+    }
+    before = {name: getattr(jax.config, name) for name in options}
+    compilation_cache.reset_cache()
+    try:
+        for name, value in options.items():
+            jax.config.update(name, value)
+        yield
+    finally:
+        for name, value in before.items():
+            jax.config.update(name, value)
+        compilation_cache.reset_cache()
 
 
 def _versions(*packages: str) -> str:
@@ -79,7 +137,7 @@ def _versions(*packages: str) -> str:
 
 def _machine() -> str:
     """A short digest of the CPU model: XLA's CPU code is built for the host's instruction set."""
-    from portability_data.runner.provenance import cpu_model
+    from portability_data.runner.backends import cpu_model
 
     return hashlib.sha256(cpu_model().encode()).hexdigest()[:12]
 

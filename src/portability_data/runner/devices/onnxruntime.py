@@ -37,6 +37,7 @@ from portability_data.runner.backends import (
     TorchBackend,
     cpu_model,
 )
+from portability_data.runner.compile_cache import jax_cache_scope, plugin_cache_dir
 from portability_data.runner.devices import DevicePath
 from portability_data.runner.devices.compiled_only import refuse_eager, require
 
@@ -379,6 +380,7 @@ class _JaxOnnxCall(_OnnxCall):
         jax = self.backend.jax
         from jax2onnx import to_onnx
 
+        self.backend.import_plugins()
         leaves, tree = jax.tree_util.tree_flatten(arrays)
         fn = self.fn
 
@@ -421,8 +423,21 @@ class JaxOnnxRuntime(_OnnxBackendMixin, JaxBackend):
     def compile(self, fn: Callable[..., Any]) -> CompiledCall:
         return _JaxOnnxCall(self, fn)
 
+    def import_plugins(self) -> None:
+        """jax2onnx's plugins, imported before its first export as to_onnx would, their programs
+        read from (or first written to) the plugin cache (compile_cache.plugin_cache_dir: no
+        program of a case is kept there, so a label cannot depend on it)."""
+        from jax2onnx.plugins import plugin_system
+
+        with jax_cache_scope(plugin_cache_dir()):
+            plugin_system.import_all_plugins()
+
     def device_facts(self) -> dict[str, Any]:
-        return self.facts("jax2onnx.to_onnx", "jax2onnx")
+        folder = plugin_cache_dir()
+        return {
+            **self.facts("jax2onnx.to_onnx", "jax2onnx"),
+            "plugin_cache": str(folder) if folder else "off",
+        }
 
 
 PATH = DevicePath(
