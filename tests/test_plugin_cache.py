@@ -15,6 +15,7 @@ import pytest
 from portability_data.runner import compile_cache
 from portability_data.runner.spec import Paths, RunSpec
 from portability_data.runner.supervisor import run
+from portability_data.runner.worker_process import worker_environment
 from tests.conftest import REPO_ROOT, census_checkout
 
 # One process: a program compiled inside the scope (the plugins' stand-in), then one outside it
@@ -81,8 +82,27 @@ def test_the_plugin_cache_follows_the_compile_caches_root_and_turns_off(tmp_path
     assert "jax2onnx-" in folder.parent.name and "jaxlib-" in folder.parent.name  # versions in the key
     named = compile_cache.plugin_cache_dir({**environ, "PORTABILITY_COMPILE_CACHE": str(tmp_path / "here")})
     assert named is not None and named.is_relative_to(tmp_path / "here")
+    alone = compile_cache.plugin_cache_dir({**environ, "PORTABILITY_PLUGIN_CACHE": str(tmp_path / "mine")})
+    assert alone is not None and alone.is_relative_to(tmp_path / "mine")
     assert compile_cache.plugin_cache_dir({**environ, "PORTABILITY_PLUGIN_CACHE": "off"}) is None
     assert not folder.is_relative_to(REPO_ROOT)
+
+
+def test_a_worker_is_told_the_folder_its_runner_resolved(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A worker's HOME is the run's scratch folder and it gets no XDG variable: the runner resolves
+    the plugin cache's folder and hands it over, so workers of every run share the user's one."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    monkeypatch.delenv("PORTABILITY_COMPILE_CACHE", raising=False)
+    spec = RunSpec(framework="jax", device="onnxruntime", mode="compiled", suite="census")
+    env = worker_environment(spec, Paths.under(REPO_ROOT), tmp_path / "scratch", 3)
+    assert "XDG_CACHE_HOME" not in env and env["HOME"] == str(tmp_path / "scratch")
+    assert compile_cache.plugin_cache_dir(env) == compile_cache.plugin_cache_dir()
+    assert compile_cache.plugin_cache_dir(env).is_relative_to(tmp_path / "xdg")
+    monkeypatch.setenv("PORTABILITY_PLUGIN_CACHE", "off")
+    off = worker_environment(spec, Paths.under(REPO_ROOT), tmp_path / "scratch", 3)
+    assert compile_cache.plugin_cache_dir(off) is None
 
 
 def labels(paths: Paths, run_id: str) -> dict[str, tuple]:

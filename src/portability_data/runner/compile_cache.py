@@ -46,8 +46,9 @@ test, so a worker that reads them from disk holds the same executables when the 
 that compiled them: a confirmation stays alone (nothing of an earlier case ran there). The cache is
 on only while the plugins import (`jax_cache_scope`); the worker's own setting (off, or the census
 cache above) is back before any case code compiles. It lives under the compile cache's root (XDG by
-default, `PORTABILITY_COMPILE_CACHE=<folder>` moves it), per jax, jaxlib and jax2onnx version and
-CPU model; `PORTABILITY_PLUGIN_CACHE=off` turns it off.
+default, `PORTABILITY_COMPILE_CACHE=<folder>` moves it, and so does `PORTABILITY_PLUGIN_CACHE=<folder>`
+for it alone), per jax, jaxlib and jax2onnx version and CPU model; `PORTABILITY_PLUGIN_CACHE=off`
+turns it off.
 """
 
 from __future__ import annotations
@@ -62,7 +63,9 @@ from pathlib import Path
 
 CACHE_ENV = "PORTABILITY_COMPILE_CACHE"  # unset or "off": no cache; "on": under XDG; a folder: there
 XLA_OPT_IN_ENV = "PORTABILITY_COMPILE_CACHE_XLA"  # "on": torch_xla's cache too (see the docstring)
-PLUGIN_CACHE_ENV = "PORTABILITY_PLUGIN_CACHE"  # "off": jax2onnx's plugin programs compiled in each worker
+PLUGIN_CACHE_ENV = (
+    "PORTABILITY_PLUGIN_CACHE"  # a folder, or "off": jax2onnx's plugins compiled in each worker
+)
 OFF = "off"
 ON = "on"
 CENSUS_SUITE = "census"  # the suite whose runs use the cache by default (verdicts, no latencies)
@@ -85,13 +88,29 @@ def _xdg_root(environ: Mapping[str, str]) -> Path:
     return Path(xdg) / "portability" / "compile"
 
 
-def plugin_cache_dir(environ: Mapping[str, str] = os.environ) -> Path | None:
-    """Where jax2onnx's plugin programs are kept between workers (see the docstring): under the
-    compile caches' root, or the XDG one where that is unset or off; None: PORTABILITY_PLUGIN_CACHE=off."""
-    if environ.get(PLUGIN_CACHE_ENV, "").strip().lower() == OFF:
+def plugin_cache_root(environ: Mapping[str, str] = os.environ) -> Path | None:
+    """The folder of jax2onnx's plugin caches (see the docstring): PORTABILITY_PLUGIN_CACHE where it
+    names one, else under the compile caches' root, or the XDG one where that is unset or off;
+    None where PORTABILITY_PLUGIN_CACHE is off."""
+    chosen = environ.get(PLUGIN_CACHE_ENV, "").strip()
+    if chosen.lower() == OFF:
         return None
-    root = cache_root(environ) or _xdg_root(environ)
-    return root / "jax2onnx_plugins" / _versions("jax", "jaxlib", "jax2onnx") / _machine()
+    if chosen and chosen.lower() != ON:
+        return Path(chosen).expanduser()
+    return (cache_root(environ) or _xdg_root(environ)) / "jax2onnx_plugins"
+
+
+def plugin_cache_dir(environ: Mapping[str, str] = os.environ) -> Path | None:
+    """This build's plugin cache: per jax, jaxlib and jax2onnx version and CPU model; None: off."""
+    root = plugin_cache_root(environ)
+    return None if root is None else root / _versions("jax", "jaxlib", "jax2onnx") / _machine()
+
+
+def plugin_cache_environment(environ: Mapping[str, str] = os.environ) -> dict[str, str]:
+    """PORTABILITY_PLUGIN_CACHE for a worker, resolved here: a worker's HOME is its run's scratch
+    folder and it gets no XDG variable, so it could not find the user's cache folder itself."""
+    root = plugin_cache_root(environ)
+    return {PLUGIN_CACHE_ENV: OFF if root is None else str(root)}
 
 
 @contextlib.contextmanager

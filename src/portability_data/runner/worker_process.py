@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from portability_data.runner.compile_cache import cache_environment
+from portability_data.runner.compile_cache import cache_environment, plugin_cache_environment
 from portability_data.runner.fork_worker import xla_on_cpu
 from portability_data.runner.spec import Paths, RunSpec
 
@@ -223,6 +223,7 @@ def worker_environment(spec: RunSpec, paths: Paths, scratch: Path, events_fd: in
     )
     # persistent compile caches (JAX, torch_xla) for re-runs, outside the repository (compile_cache)
     env.update(cache_environment(spec.framework, spec.device, suite=spec.suite))
+    env.update(plugin_cache_environment())  # jax2onnx's plugin programs (compile_cache), resolved here
     if xla_on_cpu(spec.device, env):
         # XLA's CPU backend uses no GPU: hidden, a CUDA build of torch (torch_xla's) initialises no
         # driver, in a spawned worker as in the confirmations' fork server (fork_worker.preload)
