@@ -22,13 +22,21 @@ case modules and the device path's packages (fork_worker.RUNNER_MODULES, PATH_MO
 `{framework}-{device}-{mode}-census-*` shard of each setting. The ratio is then before / after,
 and every verdict must again be equal.
 
+With `--compare plugin_cache` (issue 57) both arms fork, and what differs is where jax2onnx's
+plugin programs come from (runner/compile_cache.py): `off` compiles them in every confirmation
+(PORTABILITY_PLUGIN_CACHE=off), `warm` reads them from a plugin cache in the scratch folder, filled
+once before the first round by one unmeasured confirmation (its seconds are reported as `cold_fill_s`).
+The ratio is off / warm, and every verdict must again be equal. Use it with
+`--settings jax:onnxruntime:compiled`.
+
 Run it on a quiet host (or say how loaded it was: the report records the load average). Writes
 benchmarks/results/bench_confirmations.json (bench_confirmations_xla.json for xla,
-bench_confirmations_preload.json for --compare preload) and prints a summary.
+bench_confirmations_preload.json for --compare preload, bench_confirmations_plugin_cache.json for
+--compare plugin_cache) and prints a summary.
 
 Usage: python benchmarks/bench_confirmations.py [--pairs 12] [--seed 0] [--rounds 2]
        [--frameworks torch jax tensorflow] [--device cpu|xla] [--mode eager|compiled]
-       [--compare method|preload] [--settings jax:onnxruntime:compiled ...]
+       [--compare method|preload|plugin_cache] [--settings jax:onnxruntime:compiled ...]
 """
 
 from __future__ import annotations
@@ -44,6 +52,7 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 
+from portability_data.runner.compile_cache import PLUGIN_CACHE_ENV
 from portability_data.runner.confirmation import AloneRunner
 from portability_data.runner.fork_worker import PRELOAD_MORE_ENV as PRELOAD_ENV
 from portability_data.runner.spec import Paths, RunSpec
@@ -105,18 +114,29 @@ def run_arm(
     framework, device, mode = setting
     if compare == "method":
         return one_arm(framework, device, arm, test_ids, scratch, mode)
-    os.environ[PRELOAD_ENV] = PRELOAD_ARMS[arm]
+    variable, value = (
+        (PRELOAD_ENV, PRELOAD_ARMS[arm])
+        if compare == "preload"
+        else (PLUGIN_CACHE_ENV, "off" if arm == "off" else str(scratch / "plugin-cache"))
+    )
+    os.environ[variable] = value
     try:
         return one_arm(framework, device, "fork", test_ids, scratch, mode)
     finally:
-        os.environ.pop(PRELOAD_ENV, None)
+        os.environ.pop(variable, None)
+
+
+ARMS = {"method": ("spawn", "fork"), "preload": ("before", "after"), "plugin_cache": ("off", "warm")}
 
 
 def measure(
     setting: tuple[str, str, str], compare: str, test_ids: list[str], rounds: int, scratch: Path
 ) -> dict:
     """Both arms over `rounds` rounds, alternating which goes first; walls, verdicts, ratio."""
-    arms = ("spawn", "fork") if compare == "method" else ("before", "after")
+    arms = ARMS[compare]
+    cold_fill_s = None
+    if compare == "plugin_cache":  # the warm arm's cache, filled by one confirmation not measured
+        cold_fill_s = run_arm("warm", compare, setting, test_ids[:1], scratch)[0]
     walls: dict[str, list[float]] = {arm: [] for arm in arms}
     pair_s: dict[str, list[list[float]]] = {arm: [] for arm in arms}
     seen: dict[str, dict] = {}
@@ -147,6 +167,7 @@ def measure(
         "differing": differing,
         "outcomes": seen[second],
         "preloaded": preloaded,
+        "cold_fill_s": cold_fill_s,
     }
 
 
@@ -159,7 +180,7 @@ def main() -> None:
     parser.add_argument("--device", default="cpu")
     parser.add_argument("--mode", choices=["eager", "compiled"], default="eager")
     parser.add_argument("--settings", nargs="+", default=None, metavar="FRAMEWORK:DEVICE:MODE")
-    parser.add_argument("--compare", choices=["method", "preload"], default="method")
+    parser.add_argument("--compare", choices=sorted(ARMS), default="method")
     args = parser.parse_args()
     if args.device == "xla" and args.frameworks != ["torch"]:
         parser.error("--device xla measures torch only: add --frameworks torch")
@@ -196,8 +217,8 @@ def write(report: dict, compare: str, device: str) -> None:
     """The report so far (after each setting: a long run interrupted keeps what it measured)."""
     report["load_average_after"] = os.getloadavg()
     RESULTS.mkdir(exist_ok=True)
-    if compare == "preload":
-        name = "bench_confirmations_preload.json"
+    if compare in ("preload", "plugin_cache"):
+        name = f"bench_confirmations_{compare}.json"
     else:
         name = "bench_confirmations.json" if device == "cpu" else f"bench_confirmations_{device}.json"
     (RESULTS / name).write_text(json.dumps(report, indent=2) + "\n")
