@@ -249,3 +249,39 @@ def test_openvino_records_the_inference_precision_it_ran_float32_models_at(monke
     expected = openvino.Core().get_property("CPU", "INFERENCE_PRECISION_HINT")
     assert facts["inference_precision"] == expected.get_type_name()
     assert facts["inference_precision"] in ("bf16", "f32", "f16")
+
+
+def test_a_call_with_nothing_to_export_runs_on_the_host_and_says_not_routed(monkeypatch) -> None:
+    """Real torch.onnx: a call whose result holds no tensor and changes no input (Tensor.size(),
+    torch.is_grad_enabled()) has nothing for a model to hold; it runs in the host's Python and the
+    call says not_routed. An in-place op that fails to export (returning None), one that returns a
+    tensor and fails, and one that raises when run keep their ExportError; one that exports is
+    compiled."""
+    _needs("torch", "onnxruntime")
+    import torch
+
+    from portability_data.runner.devices import onnxruntime
+
+    monkeypatch.setenv("PORTABILITY_MODE", "compiled")
+    backend = devices.backend_for("torch", "onnxruntime")
+    x = torch.tensor([3.0, 1.0, 2.0])
+
+    size = backend.compile(lambda t: t.size())
+    assert size(x) == torch.Size([3]) and size.execution == "not_routed"
+    assert size(x) == torch.Size([3])  # the same signature again: on the host, no second export
+    grad = backend.compile(lambda t: torch.is_grad_enabled())
+    assert grad(x) is True and grad.execution == "not_routed"
+
+    def sort_in_place(t: torch.Tensor) -> None:
+        t.copy_(torch.sort(t, stable=True).values)  # aten.sort.stable: no ONNX function
+
+    def sort_out(t: torch.Tensor) -> torch.Tensor:
+        return torch.sort(t, stable=True).values
+
+    for fn in (sort_in_place, sort_out):
+        call = backend.compile(fn)
+        with pytest.raises(onnxruntime.ExportError, match="sort"):
+            call(x.clone())
+        assert call.execution == "compiled"
+    exported = backend.compile(lambda t: torch.sin(t) + 1)
+    assert torch.allclose(exported(x), torch.sin(x) + 1) and exported.execution == "compiled"

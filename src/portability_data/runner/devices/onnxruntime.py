@@ -35,6 +35,7 @@ from portability_data.runner.backends import (
     JaxBackend,
     TensorFlowBackend,
     TorchBackend,
+    _leaves,
     cpu_model,
 )
 from portability_data.runner.compile_cache import jax_cache_scope, plugin_cache_dir
@@ -140,6 +141,17 @@ def _versions(*distributions: str) -> dict[str, str]:
     return found
 
 
+_ON_HOST = object()  # a signature whose call had nothing to export: run in the host's Python
+
+
+def _versions_of(backend: Any, arrays: tuple) -> tuple:
+    """The in-place version counters of the torch tensors among `arrays` (empty for JAX and
+    TensorFlow, whose arrays cannot change in place): a call that bumped one changed its input."""
+    return tuple(
+        leaf._version for leaf in _leaves(arrays) if backend.is_array(leaf) and hasattr(leaf, "_version")
+    )
+
+
 class _OnnxCall(CompiledCall):
     """The export path's compiled call: one exported model and session per input signature. The
     whole function is one ONNX graph or the call raises, so its execution is `compiled`."""
@@ -155,13 +167,39 @@ class _OnnxCall(CompiledCall):
         key = self.signature(arrays)
         if key not in self.built:
             self.backend.exports += 1
-            self.built[key] = self.build(arrays)
+            try:
+                self.built[key] = self.build(arrays)
+            except ExportError as error:
+                result = self.on_host_when_nothing_to_export(arrays, error)
+                self.built[key] = _ON_HOST
+                return result
+        if self.built[key] is _ON_HOST:
+            return self.fn(*arrays)
         try:
             return self.run(self.built[key], arrays)
         except ExportStageError:
             raise
         except Exception as error:
             raise RuntimeRunError(self.tool, error) from error
+
+    def on_host_when_nothing_to_export(self, arrays: tuple, error: ExportError) -> Any:
+        """A call whose export failed and whose result holds no array, with no input array changed
+        in place (torch.is_grad_enabled(), Tensor.size(), a set of functions), computed nothing a
+        model could hold: beside an exported model it runs in the host's Python. It runs so here,
+        and the subtest says `not_routed` (the timed call did not go through the exporter). Any
+        other call keeps its ExportError: one that returns an array, changes an input in place
+        (an in-place op that failed to export returns None too) or raises when run."""
+        versions = _versions_of(self.backend, arrays)
+        try:
+            result = self.fn(*arrays)
+        except Exception:
+            raise error from None
+        if any(self.backend.is_array(leaf) for leaf in _leaves(result)) or (
+            _versions_of(self.backend, arrays) != versions
+        ):
+            raise error
+        self.execution = "not_routed"
+        return result
 
     def signature(self, arrays: tuple) -> Any:
         raise NotImplementedError
