@@ -285,3 +285,20 @@ def test_a_call_with_nothing_to_export_runs_on_the_host_and_says_not_routed(monk
         assert call.execution == "compiled"
     exported = backend.compile(lambda t: torch.sin(t) + 1)
     assert torch.allclose(exported(x), torch.sin(x) + 1) and exported.execution == "compiled"
+
+
+def test_a_sparse_or_ragged_result_is_something_to_export(monkeypatch) -> None:
+    """Real tf2onnx: tf.sets.intersection returns a SparseTensor and tf2onnx has no conversion for
+    its op; that is a failure of the path, not a call with nothing to export."""
+    _needs("tensorflow", "onnxruntime")
+    import tensorflow as tf
+
+    from portability_data.runner.devices import onnxruntime
+
+    monkeypatch.setenv("PORTABILITY_MODE", "compiled")
+    backend = devices.backend_for("tensorflow", "onnxruntime")
+    call = backend.compile(lambda a, b: tf.sets.intersection(a, tf.sparse.from_dense(b)))
+    a, b = tf.constant([[1, 2, 3], [4, 5, 6]]), tf.constant([[2, 3, 9], [6, 7, 8]])
+    with pytest.raises(onnxruntime.ExportError):
+        call(a, b)
+    assert call.execution == "compiled"

@@ -144,6 +144,14 @@ def _versions(*distributions: str) -> dict[str, str]:
 _ON_HOST = object()  # a signature whose call had nothing to export: run in the host's Python
 
 
+def _holds_array(backend: Any, result: Any) -> bool:
+    """Whether a result holds an array of the framework: a tensor, or TensorFlow's sparse and
+    ragged tensors (a computation's result too; a tf.data.Dataset is the host's input pipeline)."""
+    tf = getattr(backend, "tf", None)
+    composite = (tf.SparseTensor, tf.RaggedTensor) if tf is not None else ()
+    return any(backend.is_array(leaf) or isinstance(leaf, composite) for leaf in _leaves(result))
+
+
 def _versions_of(backend: Any, arrays: tuple) -> tuple:
     """The in-place version counters of the torch tensors among `arrays` (empty for JAX and
     TensorFlow, whose arrays cannot change in place): a call that bumped one changed its input."""
@@ -194,9 +202,7 @@ class _OnnxCall(CompiledCall):
             result = self.fn(*arrays)
         except Exception:
             raise error from None
-        if any(self.backend.is_array(leaf) for leaf in _leaves(result)) or (
-            _versions_of(self.backend, arrays) != versions
-        ):
+        if _holds_array(self.backend, result) or _versions_of(self.backend, arrays) != versions:
             raise error
         self.execution = "not_routed"
         return result
