@@ -146,12 +146,8 @@ def run(
             for supervisor in supervisors:
                 supervisor.close()
             state.journal.close()
-    left = 0 if confirm else unconfirmed(state)
-    if left:
-        say(
-            f"{left} failing subtest(s) left unconfirmed (--no-confirm): the run closes partial, and "
-            "aggregation reads them as unknown; `--resume` is refused, re-run without --no-confirm"
-        )
+    if left := 0 if confirm else unconfirmed(state):
+        say(f"{left} failing subtest(s) left unconfirmed (--no-confirm): the run closes partial (unknown)")
     return finish(state, paths, status="partial" if left else "complete")
 
 

@@ -35,7 +35,6 @@ from portability_data.runner.backends import (
     JaxBackend,
     TensorFlowBackend,
     TorchBackend,
-    _leaves,
     cpu_model,
 )
 from portability_data.runner.compile_cache import jax_cache_scope, plugin_cache_dir
@@ -142,6 +141,18 @@ def _versions(*distributions: str) -> dict[str, str]:
 
 
 _ON_HOST = object()  # a signature whose call had nothing to export: run in the host's Python
+
+
+def _leaves(value: Any) -> Iterator[Any]:
+    """Everything in nested tuples, lists and dicts that is none of them (a torch.Size's ints too)."""
+    if isinstance(value, (list, tuple)):
+        for item in value:
+            yield from _leaves(item)
+    elif isinstance(value, dict):
+        for item in value.values():
+            yield from _leaves(item)
+    else:
+        yield value
 
 
 def _holds_array(backend: Any, result: Any) -> bool:
