@@ -165,7 +165,38 @@ def copy_repository(target: Path) -> Path:
     sh(["git", "init", "-q"], target)
     sh(["git", "add", "-A"], target)
     sh(["git", "commit", "-qm", "copy"], target)
+    _check_lock_is_current(target)
     return target
+
+
+class StaleLock(AssertionError):
+    """dvc.lock does not match the code and data it records: every pipeline test would re-run stages
+    (a whole measurement, minutes each) and then fail, so they fail at once, saying why."""
+
+
+_stale_lock: list[str] | None = None  # the stale stages found by the session's first copy
+
+
+def stale_stages(root: Path) -> list[str]:
+    """The stages of the DVC repository at `root` whose recorded dependencies or outputs changed."""
+    import json
+
+    out = command(["dvc", "status", "--json"], root)
+    assert out.returncode == 0, f"dvc status failed in {root}:\n{out.stdout[-2000:]}\n{out.stderr[-2000:]}"
+    return sorted(json.loads(out.stdout or "{}"))
+
+
+def _check_lock_is_current(copy: Path) -> None:
+    """Fail fast where the copied checkout's dvc.lock is stale (checked once a session: later copies
+    are of the same files). A commit that changes a stage's dependency without `dvc repro` leaves it so."""
+    global _stale_lock
+    if _stale_lock is None:
+        _stale_lock = stale_stages(copy)
+    if _stale_lock:
+        raise StaleLock(
+            f"dvc.lock is stale: stage(s) {', '.join(_stale_lock)} have changed dependencies (`dvc status` "
+            "names them). Run `dvc repro` in the checkout; commit dvc.lock and its outputs with the change."
+        )
 
 
 class CaseRepo:

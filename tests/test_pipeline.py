@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 
 from tests import beside
-from tests.conftest import REPO_ROOT, copy_repository, example_rows
+from tests.conftest import REPO_ROOT, copy_repository, example_rows, stale_stages
 from tests.conftest import sh as _sh
 
 pytestmark = pytest.mark.skipif(not (REPO_ROOT / "dvc.lock").exists(), reason="dvc.lock not committed yet")
@@ -86,6 +86,23 @@ ANOTHER_MACHINE_STEPS = {
     "again": ["repro", "aggregate"],
     "stale": ["status"],
 }
+
+
+def test_a_stage_whose_code_changed_without_repro_is_named_stale(tmp_path: Path) -> None:
+    """The check every copy of the checkout passes first (conftest's `_check_lock_is_current`): a
+    dependency edited after `dvc repro` (a commit without the repro) names its stage, a repro clears it."""
+    _sh(["git", "init", "-q"], tmp_path)
+    _sh(["dvc", "init", "-q"], tmp_path)
+    (tmp_path / "step.py").write_text("print(1)\n")
+    (tmp_path / "dvc.yaml").write_text(
+        "stages:\n  step:\n    cmd: python step.py > out.txt\n    deps: [step.py]\n    outs: [out.txt]\n"
+    )
+    _sh(["dvc", "repro", "-q"], tmp_path)
+    assert stale_stages(tmp_path) == []
+    (tmp_path / "step.py").write_text("print(2)\n")
+    assert stale_stages(tmp_path) == ["step"]
+    _sh(["dvc", "repro", "-q"], tmp_path)
+    assert stale_stages(tmp_path) == []
 
 
 def test_a_shard_from_another_machine_is_aggregated_without_rerunning(tmp_path: Path) -> None:
