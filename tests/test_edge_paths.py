@@ -18,6 +18,7 @@ import importlib
 import os
 import sys
 
+import numpy as np
 import pyarrow.parquet as pq
 import pytest
 
@@ -178,3 +179,61 @@ def test_a_case_runs_end_to_end_on_the_path(framework: str, device: str, case_re
     assert (failed["outcome"], failed["error_type"]) == (outcome, error_type), failed["error_message"]
     assert words in failed["error_message"]
     assert failed["host_fallback_ops"] == ops
+
+
+@pytest.mark.parametrize(
+    ("framework", "device"), [("torch", "executorch"), ("torch", "litert"), ("tensorflow", "litert")]
+)
+def test_a_call_with_nothing_to_export_runs_on_the_host_and_says_not_routed(
+    framework, device, monkeypatch
+) -> None:
+    """Real exporters and converters (runner/devices/nothing_to_export.py): a call whose export or
+    conversion fails and whose result holds no tensor, with no input changed in place, runs in the
+    host's Python and says not_routed, the same signature again too; one that fails and returns a
+    tensor, or changes its input in place, keeps its stage's error; one that converts is compiled."""
+    _needs(framework, device)
+    from portability_data.runner.devices import executorch, litert
+
+    module = executorch if device == "executorch" else litert
+    stage_errors = (module.ExportError, module.ConvertError)
+    monkeypatch.setenv("PORTABILITY_MODE", "compiled")
+    backend = devices.backend_for(framework, device)
+    if framework == "torch":
+        import torch
+
+        x = torch.tensor([3.0, 1.0, 2.0])
+        host_only = {
+            "size": (lambda t: t.size(), torch.Size([3])),
+            "grad": (lambda t: torch.is_grad_enabled(), True),
+        }
+
+        def doubled_if_positive(t: torch.Tensor) -> torch.Tensor:  # data-dependent: torch.export refuses
+            return t * 2 if t.sum().item() > 0 else t
+
+        def added_if_positive(t: torch.Tensor) -> None:  # the same, in place: returns None
+            if t.sum().item() > 0:
+                t.add_(1)
+
+        refused = [doubled_if_positive, added_if_positive]
+        converted, expected = (lambda t: torch.sin(t) + 1), torch.sin(x) + 1
+    else:
+        import tensorflow as tf
+
+        x = tf.constant([3.0, 1.0, 2.0])
+        # .numpy() does not trace: tf.function raises, the host returns a list of floats
+        host_only = {"numpy": (lambda t: t.numpy().tolist(), [3.0, 1.0, 2.0])}
+        refused = [lambda t: tf.constant(t.numpy() * 2)]
+        converted, expected = (lambda t: tf.sin(t) + 1), tf.sin(x) + 1
+    for name, (fn, value) in host_only.items():
+        call = backend.compile(fn)
+        assert call(x) == value and call.execution == "not_routed", name
+        assert call(x) == value and call.execution == "not_routed", name  # the same signature, on the host
+    for fn in refused:
+        call = backend.compile(fn)
+        sample = x.clone() if framework == "torch" else x
+        with pytest.raises(stage_errors):
+            call(sample)
+        assert call.execution == "compiled"
+    call = backend.compile(converted)
+    np.testing.assert_allclose(np.asarray(call(x)), np.asarray(expected), rtol=1e-5)
+    assert call.execution == "compiled"

@@ -10,10 +10,13 @@ installed, and says which; under CI (CI=true, .ci/run) a missing package fails i
 
 from __future__ import annotations
 
+import ast
 import importlib
 import importlib.util
 import os
+import subprocess
 import sys
+import textwrap
 
 import pyarrow.parquet as pq
 import pytest
@@ -215,3 +218,71 @@ def test_the_reports_xla_section_says_torch_xla_ends_at_2_9_and_which_path_follo
         if line.startswith("#")
     }
     assert anchor in slugs
+
+
+@pytest.mark.parametrize(("framework", "device"), [("jax", "iree"), ("torch", "iree")])
+def test_a_call_with_nothing_to_export_runs_on_the_host_and_says_not_routed(framework, device) -> None:
+    """Real jax.export and iree-turbine, in a worker of their own (as the path runs them;
+    runner/devices/nothing_to_export.py): a call that fails to export and returns no array runs on
+    the host and says not_routed; one that fails and returns an array keeps its ExportError; a
+    function that ignores its input (jnp.zeros_like, t.shape) compiles, its unused input kept in the
+    module's signature (it was dropped, and IREE refused the call: 49 JAX census pairs until
+    2026-12-06); one that exports is compiled."""
+    _needs(framework, device)
+    script = textwrap.dedent(
+        f"""
+        import os
+        os.environ["PORTABILITY_MODE"] = "compiled"
+        from portability_data.runner import devices
+        from portability_data.runner.devices import iree
+        backend = devices.backend_for({framework!r}, {device!r})
+
+        def outcome(fn, x):
+            call = backend.compile(fn)
+            try:
+                result = call(x)
+            except iree.StageError as error:
+                return type(error).__name__, call.execution
+            return repr(result if not hasattr(result, "shape") else result.tolist()), call.execution
+        """
+    )
+    if framework == "jax":
+        script += textwrap.dedent(
+            """
+            import jax.numpy as jnp
+            x = jnp.array([3.0, 1.0, 2.0])
+            print(outcome(lambda t: str(t.dtype), x))
+            print(outcome(lambda t: t * 2 if t.sum() > 0 else t, x))
+            print(outcome(jnp.zeros_like, x))
+            print(outcome(lambda t: jnp.sin(t) * 0 + 1, x))
+            """
+        )
+        expected = [
+            ("'float32'", "not_routed"),
+            ("ExportError", "compiled"),
+            ("[0.0, 0.0, 0.0]", "compiled"),
+            ("[1.0, 1.0, 1.0]", "compiled"),
+        ]
+    else:
+        script += textwrap.dedent(
+            """
+            import torch
+            x = torch.tensor([3.0, 1.0, 2.0])
+            print(outcome(lambda t: t.size(), x))
+            print(outcome(lambda t: t * 2 if t.sum().item() > 0 else t, x))
+            print(outcome(torch.zeros_like, x))
+            print(outcome(lambda t: torch.sin(t) * 0 + 1, x))
+            """
+        )
+        expected = [
+            ("torch.Size([3])", "not_routed"),
+            ("ExportError", "compiled"),
+            ("[0.0, 0.0, 0.0]", "compiled"),
+            ("[1.0, 1.0, 1.0]", "compiled"),
+        ]
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=600, check=False
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    lines = [ast.literal_eval(line) for line in done.stdout.splitlines() if line.startswith("(")]
+    assert lines == expected, done.stdout

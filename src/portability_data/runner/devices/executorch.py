@@ -36,6 +36,7 @@ from portability_data.runner.backends import (
 )
 from portability_data.runner.devices import DevicePath
 from portability_data.runner.devices.compiled_only import refuse_eager
+from portability_data.runner.devices.nothing_to_export import ON_HOST, on_host_or_raise
 
 INSTALL = 'pip install -e ".[executorch]" (executorch, pinned in pyproject.toml)'
 COMPILED_ONLY = (
@@ -133,7 +134,14 @@ class _ExecuTorchCall(CompiledCall):
         key = str(spec), tuple((tuple(a.shape), str(a.dtype)) for a in leaves)
         if key not in self.built:
             self.backend.programs += 1
-            self.built[key] = self.build(arrays)
+            try:
+                self.built[key] = self.build(arrays)
+            except (ExportError, ConvertError) as error:  # nothing to export: on the host, or the error
+                result = on_host_or_raise(self, self.backend, self.fn, arrays, error)
+                self.built[key] = ON_HOST
+                return result
+        if self.built[key] is ON_HOST:
+            return self.fn(*arrays)
         method, out_spec, outside = self.built[key]
         self.backend.outside.update(outside)
         try:

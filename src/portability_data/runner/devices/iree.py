@@ -46,6 +46,7 @@ from portability_data.runner.backends import (
 )
 from portability_data.runner.devices import DevicePath
 from portability_data.runner.devices.compiled_only import refuse_eager, require
+from portability_data.runner.devices.nothing_to_export import ON_HOST, on_host_or_raise
 
 INSTALL = (
     'pip install -e ".[iree]" (iree-base-compiler, iree-base-runtime, iree-turbine, torch-mlir; '
@@ -249,7 +250,14 @@ class _IreeCall(CompiledCall):
         key = str(tree), tuple((tuple(a.shape), str(a.dtype)) for a in leaves)
         if key not in self.built:
             self.backend.modules += 1
-            self.built[key] = self.build(arrays)
+            try:
+                self.built[key] = self.build(arrays)
+            except (ExportError, LowerError, CompileError) as error:  # nothing to compile: on the host
+                result = on_host_or_raise(self, self.backend, self.fn, arrays, error)
+                self.built[key] = ON_HOST
+                return result
+        if self.built[key] is ON_HOST:
+            return self.fn(*arrays)
         module, out_tree = self.built[key]
         outputs = module(self.tool, [self.to_numpy(leaf) for leaf in leaves])
         try:
@@ -347,7 +355,7 @@ class _JaxIreeCall(_IreeCall):
             return fn(*jax.tree_util.tree_unflatten(tree, values))
 
         try:
-            exported = jax.export.export(jax.jit(flat))(
+            exported = jax.export.export(jax.jit(flat, keep_unused=True))(  # every input, used or not
                 *[jax.ShapeDtypeStruct(a.shape, a.dtype) for a in leaves]
             )
             mlir = exported.mlir_module()

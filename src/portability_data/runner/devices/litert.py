@@ -40,6 +40,7 @@ from portability_data.runner.backends import (
 )
 from portability_data.runner.devices import DevicePath
 from portability_data.runner.devices.compiled_only import refuse_eager, require
+from portability_data.runner.devices.nothing_to_export import ON_HOST, on_host_or_raise
 
 INSTALL = 'pip install -e ".[litert]" (ai-edge-litert, pinned in pyproject.toml)'
 INSTALL_TORCH = (
@@ -194,8 +195,15 @@ class ConvertedCall(CompiledCall):
         key = self.signature(arrays)
         if key not in self.built:
             self.backend.conversions += 1
-            self.built[key] = self.build(arrays)
+            try:
+                self.built[key] = self.build(arrays)
+            except (ExportError, ConvertError) as error:  # nothing to convert: on the host, or the error
+                result = on_host_or_raise(self, self.backend, self.fn, arrays, error)
+                self.built[key] = ON_HOST
+                return result
         built = self.built[key]
+        if built is ON_HOST:
+            return self.fn(*arrays)
         self.backend.outside.update(built.get("outside", ()))
         return self.run(built, arrays)
 

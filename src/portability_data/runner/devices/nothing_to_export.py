@@ -1,0 +1,62 @@
+"""A call with nothing to export, for the paths that export, convert or lower a function before a
+runtime runs it (litert, executorch, iree and the paths built on them). Not a path (no PATH): a path
+module that imports it has these bytes in its harness digest.
+
+`torch.is_grad_enabled()`, `Tensor.size()`, `tf.executing_eagerly()`: a call whose result holds no
+array and that changes no input computes nothing a model could hold, so beside an exported model it
+runs in the host's Python. When such a call fails to export it runs once on the host: if it returns
+no array and no input tensor changed in place, it stays there and the subtest's execution is
+`not_routed`; any other call keeps its export-stage error (one that returns an array, changes an
+input in place, which an in-place op that failed to export does while returning None, or raises when
+run). onnxruntime.py holds the same rule (since 2026-12-06) in its own bytes, until its next
+re-measure moves it here; docs/DEVICE_PATHS.md says so.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import Any
+
+ON_HOST = object()  # a compiled call's entry for a signature that runs on the host
+
+
+def leaves(value: Any) -> Iterator[Any]:
+    """The non-container leaves of a result (tuples, lists, dicts and sets walked)."""
+    if isinstance(value, (tuple, list, set, frozenset)):
+        for item in value:
+            yield from leaves(item)
+    elif isinstance(value, dict):
+        for item in value.values():
+            yield from leaves(item)
+    else:
+        yield value
+
+
+def holds_array(backend: Any, result: Any) -> bool:
+    """Whether a result holds an array of the framework: a tensor, or TensorFlow's sparse and
+    ragged tensors (a computation's result too; a tf.data.Dataset is the host's input pipeline)."""
+    tf = getattr(backend, "tf", None)
+    composite = (tf.SparseTensor, tf.RaggedTensor) if tf is not None else ()
+    return any(backend.is_array(leaf) or isinstance(leaf, composite) for leaf in leaves(result))
+
+
+def versions_of(backend: Any, arrays: tuple) -> tuple:
+    """The in-place version counters of the torch tensors among `arrays` (empty for JAX and
+    TensorFlow, whose arrays cannot change in place): a call that bumped one changed its input."""
+    return tuple(
+        leaf._version for leaf in leaves(arrays) if backend.is_array(leaf) and hasattr(leaf, "_version")
+    )
+
+
+def on_host_or_raise(call: Any, backend: Any, fn: Callable[..., Any], arrays: tuple, error: Exception) -> Any:
+    """`fn(*arrays)` run on the host, with `call.execution` set to `not_routed`, where it returns no
+    array and changes no input in place; else `error` (the export stage's) raised."""
+    before = versions_of(backend, arrays)
+    try:
+        result = fn(*arrays)
+    except Exception:
+        raise error from None
+    if holds_array(backend, result) or versions_of(backend, arrays) != before:
+        raise error
+    call.execution = "not_routed"
+    return result
