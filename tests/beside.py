@@ -89,6 +89,8 @@ def arrange(items: list[Any]) -> None:
 
 def start(wanted: dict[str, Prepare]) -> None:
     """Prepare each job and start them all, in this order, in one process of its own session."""
+    from tests.conftest import StaleLock
+
     global _session
     if not wanted:
         return
@@ -99,7 +101,7 @@ def start(wanted: dict[str, Prepare]) -> None:
         folder.mkdir()
         try:
             job = prepare(folder)
-        except AssertionError:  # a stale dvc.lock: `finished` runs it in the test, which fails saying why
+        except StaleLock:  # `finished` prepares it again in the test, which then fails saying why
             continue
         script += _script(job, folder)
         _session.jobs[name] = folder
