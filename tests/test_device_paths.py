@@ -117,8 +117,12 @@ def test_a_path_digest_changes_with_its_module_or_the_core_only() -> None:
     after = {n: path_harness_digest(core, edited, n, conftest) for n in names}
     assert sorted(n for n in names if after[n] != today[n]) == [
         "executorch", "executorch_xnnpack", "iree", "iree_torch_mlir", "litert", "litert_flex",
-        "onnxruntime", "openvino",
+        "onnxruntime", "openvino", "openvino_f32",
     ]  # fmt: skip
+    # openvino_f32 is openvino with the precision pinned: an edit of openvino.py is an edit of both
+    edited = {**modules, "openvino.py": modules["openvino.py"] + b"\n# edited\n"}
+    after = {n: path_harness_digest(core, edited, n, conftest) for n in names}
+    assert sorted(n for n in names if after[n] != today[n]) == ["openvino", "openvino_f32"]
     changed_core = [core[0] + b"\n# edited\n", *core[1:]]
     after = {n: path_harness_digest(changed_core, modules, n, conftest) for n in names}
     assert all(after[n] != today[n] for n in names)

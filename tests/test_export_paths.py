@@ -11,6 +11,7 @@ skipped only where its package is not installed, and says which."""
 from __future__ import annotations
 
 import importlib
+import json
 import sys
 
 import pyarrow.parquet as pq
@@ -26,6 +27,8 @@ PACKAGES = {
     ("jax", "onnxruntime"): ("onnx", "onnxruntime", "jax2onnx"),
     ("torch", "openvino"): ("openvino",),
     ("tensorflow", "openvino"): ("openvino",),
+    ("torch", "openvino_f32"): ("openvino",),
+    ("tensorflow", "openvino_f32"): ("openvino",),
 }
 
 
@@ -43,7 +46,11 @@ def test_the_paths_are_registered_compiled_only_with_their_runtime() -> None:
     assert devices.compiler_of("jax", "onnxruntime", "compiled") == "jax2onnx"
     assert devices.compiler_of("torch", "openvino", "compiled") == "openvino"
     assert devices.compiler_of("tensorflow", "openvino", "compiled") == "openvino.convert_model"
-    for path in (onnx, openvino):
+    # openvino_f32: the same converters and runtime, another precision (so another setting)
+    f32 = devices.path_named("openvino_f32")
+    assert f32.runtime == "openvino" and set(f32.backends) == set(openvino.backends)
+    assert all(f32.compiler(f, "compiled") == openvino.compiler(f, "compiled") for f in f32.backends)
+    for path in (onnx, openvino, f32):
         assert all(backend.modes == ("compiled",) for backend in path.backends.values())
     with pytest.raises(DeviceUnavailableError, match="OpenVINO converts JAX"):
         devices.backend_for("jax", "openvino")
@@ -141,6 +148,33 @@ CASES = {
         def test_no_lowering(device, timed):
             timed(tf.math.bessel_i0, tf.ones((3, 4)))
         """,
+    # float32 held to float32's tolerance: on a CPU with bf16 instructions the openvino path's
+    # default precision misses it (bmm: ~3e-3 relative here), the f32 path must not
+    ("torch", "openvino_f32"): """\
+        import torch
+
+        def test_exports(device, timed):
+            torch.manual_seed(0)
+            x, y = torch.randn(5, 5, 5), torch.randn(5, 5, 5)
+            torch.testing.assert_close(timed(torch.bmm, x, y), torch.bmm(x, y), rtol=1.3e-6, atol=1e-5)
+
+        def test_no_lowering(device, timed):
+            x = torch.linspace(-2, 2, 12).reshape(3, 4)
+            assert torch.allclose(timed(torch.fft.fft, x), torch.fft.fft(x), atol=1e-5)
+        """,
+    ("tensorflow", "openvino_f32"): """\
+        import numpy as np
+        import tensorflow as tf
+
+        def test_exports(device, timed):
+            rng = np.random.default_rng(0)
+            x, y = (tf.constant(rng.standard_normal((5, 5, 5)).astype("float32")) for _ in range(2))
+            out, want = timed(tf.linalg.matmul, x, y), tf.linalg.matmul(x, y)
+            np.testing.assert_allclose(out, want, rtol=1.3e-6, atol=1e-5)
+
+        def test_no_lowering(device, timed):
+            timed(tf.math.bessel_i0, tf.ones((3, 4)))
+        """,
 }
 
 # What the subtest that cannot go all the way records: (outcome, error_type, words of its message).
@@ -163,6 +197,8 @@ NO_LOWERING = {
         "No conversion rule found for operations: BesselI0",
     ),
 }
+NO_LOWERING[("torch", "openvino_f32")] = NO_LOWERING[("torch", "openvino")]
+NO_LOWERING[("tensorflow", "openvino_f32")] = NO_LOWERING[("tensorflow", "openvino")]
 
 
 @pytest.mark.parametrize(("framework", "device"), sorted(PACKAGES))
@@ -182,7 +218,12 @@ def test_a_case_runs_end_to_end_on_the_path(framework: str, device: str, case_re
     path = devices.path_named(device)
     assert (row["device"], row["mode"], row["status"]) == (device, "compiled", "complete")
     assert (row["compiler"], row["runtime"]) == (path.compiler(framework, "compiled"), path.runtime)
-    assert row["driver"].startswith(f"{device} ")  # onnxruntime 1.32.0 (CPUExecutionProvider), openvino ...
+    assert row["driver"].startswith(f"{path.runtime} ")  # onnxruntime 1.32.0 (CPUExecutionProvider), ...
+    if path.runtime == "openvino":
+        build = json.loads(row["build"])
+        pinned = {"INFERENCE_PRECISION_HINT": "f32"} if device == "openvino_f32" else {}
+        assert build["openvino_config"] == pinned
+        assert device != "openvino_f32" or build["inference_precision"] == "f32"
     shard = pq.read_table(paths.results_dir / "portability" / f"{run_id}.parquet").to_pylist()
     results = {r["subtest"]: r for r in shard}
     exported = results["test_exports"]

@@ -13,6 +13,8 @@ FRAMEWORKS = ("torch", "tensorflow", "jax")
 # Then the export and edge paths (issues 51-53), each run on the host CPU by its own runtime.
 DEVICES: tuple[str, ...] = ("cpu", "gpu", "tpu", "mps", "xla", "onnxruntime", "openvino", "litert")
 DEVICES += ("litert_flex", "executorch", "executorch_xnnpack", "iree", "iree_torch_mlir")
+# openvino with float32 inference pinned (its CPU plugin runs float32 in bf16 by default on a bf16 CPU)
+DEVICES += ("openvino_f32",)
 COMPILER_DOC = (
     "compiled mode's compiler: inductor, openxla (torch.compile's backends), xla (jax.jit, "
     "tf.function jit_compile); null in eager mode, and in rows before schema 10, where it is the "

@@ -28,7 +28,7 @@ from __future__ import annotations
 import contextlib
 from collections import Counter
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import Any, ClassVar
 
 from portability_data.runner.backends import (
     CompiledCall,
@@ -92,6 +92,9 @@ class _OpenVinoBackendMixin:
     modes = ("compiled",)  # `portability devices` shows it; the backend refuses eager (refuse_eager)
     compiles = 0
     framework_module = ""
+    # the CPU plugin's compile properties; empty: its defaults, as a user meets them (openvino_f32.py
+    # pins the inference precision)
+    config: ClassVar[dict[str, str]] = {}
 
     def left_to_framework(self) -> Counter[str]:
         return Counter()
@@ -125,9 +128,12 @@ class _OpenVinoBackendMixin:
             "openvino_device": OV_DEVICE,
             "available_devices": list(core.available_devices),
             "converter": self.compiler,
-            # the plugin's default precision for float32 models: bf16 on a CPU with avx512_bf16 or
-            # AMX (OpenVINO's CPU plugin docs), which puts matmul-family values off a float32 oracle
-            "inference_precision": core.get_property(OV_DEVICE, "INFERENCE_PRECISION_HINT").get_type_name(),
+            # the precision float32 models ran in: the plugin's default is bf16 on a CPU with
+            # avx512_bf16 or AMX (OpenVINO's CPU plugin docs), which puts matmul-family values off a
+            # float32 oracle; a path that pins it (openvino_f32) says so here
+            "inference_precision": self.config.get("INFERENCE_PRECISION_HINT")
+            or core.get_property(OV_DEVICE, "INFERENCE_PRECISION_HINT").get_type_name(),
+            "openvino_config": dict(self.config),
         }
 
 
@@ -166,18 +172,19 @@ class TorchOpenVino(_OpenVinoBackendMixin, TorchBackend):
         from torch.fx.experimental.proxy_tensor import make_fx
 
         torch, backend = self.torch, self
+        options = {**OPTIONS, "config": dict(self.config)} if self.config else OPTIONS
 
         @fake_tensor_unsupported
         def openvino_observed(subgraph: Any, example_inputs: list) -> Callable[..., Any]:
             backend.compiles += 1
             try:
-                table = get_decompositions(_get_decompositions(OPTIONS) + get_inf_decomposition_list())
+                table = get_decompositions(_get_decompositions(options) + get_inf_decomposition_list())
                 traced = make_fx(
                     subgraph, decomposition_table=table, tracing_mode="fake", _allow_non_fake_inputs=True
                 )(*example_inputs)
                 with torch.no_grad():
                     traced.eval()
-                partitioned = Partitioner(OPTIONS).make_partitions(traced, OPTIONS)
+                partitioned = Partitioner(options).make_partitions(traced, options)
             except Exception as error:
                 raise ExportError("openvino torch.compile backend", error) from error
             outside = [
@@ -188,7 +195,7 @@ class TorchOpenVino(_OpenVinoBackendMixin, TorchBackend):
 
             def call(*args: Any) -> Any:
                 backend.fallbacks.update(outside)
-                result = execute(partitioned, *args, executor="openvino", options=OPTIONS)
+                result = execute(partitioned, *args, executor="openvino", options=options)
                 for module in partitioned.modules():
                     if isinstance(module, OpenVINOGraphModule) and module.perm_fallback:
                         inner = module.gm
@@ -264,7 +271,7 @@ class _TensorFlowOpenVinoCall(CompiledCall):
         except Exception as error:
             raise ExportError(self.tool, error) from error
         try:
-            compiled = openvino.Core().compile_model(model, OV_DEVICE)
+            compiled = openvino.Core().compile_model(model, OV_DEVICE, self.backend.config)
         except Exception as error:
             raise RuntimeLoadError(self.tool, error) from error
         return compiled, concrete.structured_outputs
