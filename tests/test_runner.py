@@ -638,3 +638,77 @@ def test_a_run_resumes_only_on_the_code_that_started_it(case_repo) -> None:
     with pytest.raises(RunError, match=r"the harness \(\w{12} then, \w{12} now\) changed since"):
         run(spec, paths, resume="torch-cpu-eager-killed", log=lambda m: None)
     assert not list(paths.results_dir.rglob("*.parquet"))  # nothing ran, nothing written
+
+
+HANGS = """
+from pathlib import Path
+import time
+
+MARK = Path({mark!r})
+
+def test_ok():
+    assert True
+
+def test_hangs():
+    # measuring: hangs at once; confirming: fails in the run, then hangs when re-run alone
+    if {phase!r} == "confirming" and not MARK.exists():
+        MARK.write_text("failed once")
+        raise AssertionError("fails in the run")
+    Path(str(MARK) + ".hanging").write_text("now")
+    time.sleep(300)
+"""
+
+
+@pytest.mark.parametrize("phase", ["measuring", "confirming"])
+def test_sigterm_ends_the_run_and_its_workers_and_says_how_to_resume(case_repo, tmp_path, phase) -> None:
+    """A `kill` of the runner (SIGTERM) interrupts it as Ctrl-C does: its case worker or confirming
+    workers, each in a session of its own, are killed with it (they once ran on orphaned), nothing
+    false is journaled for the subtest they were running, and the message names the run to resume
+    or close. Exit status 130."""
+    from portability_data.runner.provenance import descendants
+
+    mark = tmp_path / "mark"
+    case_repo.add("torch", "hangs", HANGS.format(mark=str(mark), phase=phase))
+    paths = Paths.under(case_repo.root)
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parent.parent / "src")}
+    command = [sys.executable, "-m", "portability_data.cli", "run", "--framework", "torch", "--repeats", "1"]
+    runner = subprocess.Popen(
+        command, cwd=case_repo.root, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    hanging = Path(f"{mark}.hanging")
+    deadline = time.monotonic() + 180
+    while not hanging.exists():
+        assert time.monotonic() < deadline and runner.poll() is None, runner.communicate()[1][-3000:]
+        time.sleep(0.05)
+    workers = descendants(runner.pid)
+    assert workers  # the worker (or the forking process and its child) running test_hangs
+    runner.send_signal(signal.SIGTERM)
+    _, stderr = runner.communicate(timeout=120)  # the worker would sleep 300 s
+    assert runner.returncode == 130, stderr[-3000:]
+    run_id = next(paths.journal_dir.glob("*.jsonl")).stem
+    assert f"interrupted: run {run_id} stopped" in stderr
+    assert f"--resume {run_id}" in stderr and f"--close {run_id}" in stderr
+
+    def alive(pid: int) -> bool:
+        try:
+            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        except (FileNotFoundError, ProcessLookupError):
+            return False
+        return state != "Z"
+
+    deadline = time.monotonic() + 30
+    while any(alive(pid) for pid in workers) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not [pid for pid in workers if alive(pid)]
+    lines = [json.loads(line) for line in (paths.journal_dir / f"{run_id}.jsonl").read_text().splitlines()]
+    rows = {line["row"]["subtest"]: line["row"]["outcome"] for line in lines if "row" in line}
+    # the hung subtest has no row (measuring) or keeps its failure, unconfirmed (confirming)
+    assert rows == (
+        {"test_ok": "passed"} if phase == "measuring" else {"test_ok": "passed", "test_hangs": "failed"}
+    )
+    assert not [line for line in lines if "confirm" in line]
+    closed = subprocess.run(
+        [*command[:4], "--close", run_id], cwd=case_repo.root, env=env, capture_output=True, text=True
+    )
+    assert closed.returncode == 0, closed.stderr[-3000:]
+    assert {r["subtest"] for r in rows_of(paths, run_id)} == set(rows)

@@ -181,6 +181,7 @@ def _own_compiler_as_none(args: argparse.Namespace) -> str | None:
 
 
 def cmd_run(args: argparse.Namespace) -> None:
+    from portability_data.runner.interrupt import RunInterrupted, signals_interrupt
     from portability_data.runner.progress import terminal_progress
     from portability_data.runner.run_summary import RunSummary
     from portability_data.runner.spec import LOCAL_SOURCE, Paths, RunError, RunSpec
@@ -229,18 +230,28 @@ def cmd_run(args: argparse.Namespace) -> None:
             if os.environ.get(CACHE_ENV, "").strip().lower() in ("", OFF):
                 os.environ[CACHE_ENV] = ON  # a folder named in the environment is kept
         paths = Paths.under(_repo_root())
-        run_id = run(
-            spec,
-            paths,
-            resume=args.resume,
-            confirm=not args.no_confirm,
-            progress=terminal_progress(),
-            confirm_jobs=args.confirm_jobs,
-            jobs=args.jobs,
-            confirm_by=args.confirm_by,
-        )
+        with signals_interrupt():
+            run_id = run(
+                spec,
+                paths,
+                resume=args.resume,
+                confirm=not args.no_confirm,
+                progress=terminal_progress(),
+                confirm_jobs=args.confirm_jobs,
+                jobs=args.jobs,
+                confirm_by=args.confirm_by,
+            )
     except RunError as exc:
         raise SystemExit(f"error: {exc}") from None
+    except RunInterrupted as stop:
+        print(
+            f"interrupted: run {stop.run_id} stopped, its workers with it; every row so far is in its "
+            f"journal. Finish it with `portability run --resume {stop.run_id}`, or write its shard as "
+            f"it stands with `portability run --close {stop.run_id}`.",
+            file=sys.stderr,
+            flush=True,
+        )
+        raise SystemExit(130) from None
     print(run_id, flush=True)  # stdout: the run id alone, for scripts; the summary is for people
     [shard] = paths.results_dir.glob(f"*/{run_id}.parquet")  # under the run's source (a run id is unique)
     summary = RunSummary.of_shard(run_id, shard)

@@ -19,12 +19,17 @@ own); a fault while one of its subtests runs is that subtest's, so the case's ve
 inconclusive.
 
 Each thread of the confirming pool keeps its own forking process and replaces it after a timeout
-or a memory kill (those take the whole process group down).
+or a memory kill (those take the whole process group down). An interrupted run (Ctrl-C, SIGTERM)
+kills every worker of the pool at once and starts no other: verdicts journaled so far stay, the rest
+are confirmed when the run is resumed.
 """
 
 from __future__ import annotations
 
+import contextlib
 import threading
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -53,8 +58,9 @@ class AloneRunner:
         self.spec, self.paths, self.scratch, self.log_path = spec, paths, scratch, log_path
         self.method = method
         self._local = threading.local()
-        self._forkers: list[Worker] = []
+        self._workers: list[Worker] = []  # started and not yet killed: all ended on an interrupt
         self._lock = threading.Lock()
+        self._interrupted = False
         self.fork_refused: str | None = None  # why forking fell back to spawning, once it did
 
     def run(self, test_id: str, nodes: list[str] | None = None) -> dict[str, Any]:
@@ -83,22 +89,48 @@ class AloneRunner:
 
     def close(self) -> None:
         with self._lock:
-            for worker in self._forkers:
+            for worker in self._workers:
                 worker.stop()
-            self._forkers.clear()
+            self._workers.clear()
+
+    @contextlib.contextmanager
+    def stopped_on_interrupt(self, pool: ThreadPoolExecutor) -> Iterator[None]:
+        """On an exception out of the block (an interrupt), end every worker now (each thread then
+        sees its worker gone and returns) and cancel the queued subtests, so that the pool's exit
+        does not wait out the running ones' timeouts."""
+        try:
+            yield
+        except BaseException:
+            with self._lock:
+                self._interrupted = True
+                for worker in self._workers:
+                    worker.signal_kill()
+            pool.shutdown(wait=False, cancel_futures=True)
+            raise
 
     def _start(self, module: str) -> tuple[Worker, dict[str, Any] | None, str]:
-        """A worker of `module` and its first event if it is `ready` (else None and why)."""
-        worker = Worker(self.spec, self.paths, self.scratch, self.log_path, module=module)
+        """A worker of `module` (kept in `_workers` until it is killed) and its first event if it is
+        `ready` (else None and why)."""
+        with self._lock:
+            if self._interrupted:
+                raise RuntimeError("the run was interrupted: no worker is started")
+            worker = Worker(self.spec, self.paths, self.scratch, self.log_path, module=module)
+            self._workers.append(worker)
         try:
             first = worker.next_event(timeout=ready_timeout(self.spec))
         except (WorkerDied, WorkerOverMemory) as exc:
-            worker.kill()
+            self._kill(worker)
             return worker, None, str(exc)
         if first is None or first.get("event") != "ready":
-            worker.kill()
+            self._kill(worker)
             return worker, None, (first or {}).get("error") or "no answer"
         return worker, first, ""
+
+    def _kill(self, worker: Worker) -> None:
+        worker.kill()
+        with self._lock:
+            if worker in self._workers:
+                self._workers.remove(worker)
 
     def _forker(self) -> tuple[Worker, int, list[str]] | None:
         """This thread's forking process (started if it has none or it ended); None: spawn."""
@@ -113,17 +145,11 @@ class AloneRunner:
             return None
         forker = (worker, int(ready.get("native_threads", -1)), list(ready.get("preloaded", [])))
         self._local.forker = forker
-        with self._lock:
-            self._forkers.append(worker)
         return forker
 
     def _discard_forker(self) -> None:
-        worker = self._local.forker[0]
-        worker.kill()
+        self._kill(self._local.forker[0])
         self._local.forker = None
-        with self._lock:
-            if worker in self._forkers:
-                self._forkers.remove(worker)
 
     def _forked(self, worker: Worker, nodes: list[str], whole: bool) -> tuple[str, str | None]:
         """The child's result events, then its exit: a child that died before `done` crashed. A
@@ -188,7 +214,7 @@ class AloneRunner:
         except WorkerOverMemory:
             return _fault("memory", "MemoryCapExceeded", whole, running)
         finally:
-            worker.kill()
+            self._kill(worker)
 
 
 def _fault(outcome: str, error: str | None, whole: bool, running: str | None) -> tuple[str, str | None]:

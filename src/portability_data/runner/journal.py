@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from portability_data.runner.provenance import code_digests
 from portability_data.runner.row_chain import confirm_digest, genesis, next_link, row_digest, write_chain
 from portability_data.runner.spec import Paths, RunError, RunSpec
 from portability_data.runner.worker_process import WorkerInfo
@@ -195,6 +196,8 @@ class RunState:
     # subtests a run limit stopped (timeout, memory cap): test id -> that first row's repeat and
     # outcome; later repeats do not run them again (contracts.LIMIT_OUTCOMES)
     limited: dict[str, tuple[int, str]] = field(default_factory=dict)
+    # set when the run is interrupted (Ctrl-C, SIGTERM): no case starts and no row is journaled after
+    interrupted: bool = False
 
     def note_limit(self, row: dict[str, Any]) -> None:
         """Remember a subtest a run limit stopped (its earliest repeat), as rows are journaled."""
@@ -236,3 +239,29 @@ def resume_state(run_id: str, paths: Paths) -> RunState:
     elif rows:  # a journal from before info lines: the rows know the device, not the timer floor
         state.info = WorkerInfo(rows[0]["device_model"], rows[0]["framework_version"], None, None)
     return state
+
+
+def refuse_changed_code(state: RunState, paths: Paths) -> None:
+    """A run resumes only on the code that started it: its rows carry the harness and case digests
+    its journal recorded at the start, so rows made by another harness or other case files would
+    claim code that did not make them. Raises RunError naming what changed and what to do."""
+    if not state.digests:
+        return  # a journal from before runs recorded digests: nothing to hold it to
+    now = code_digests(paths, state.spec)
+    changed = []
+    if now["harness_digest"] != state.digests.get("harness_digest"):
+        then = str(state.digests.get("harness_digest"))[:12]
+        changed.append(f"the harness ({then} then, {now['harness_digest'][:12]} now)")
+    then_cases = json.loads(state.digests.get("case_digests") or "{}")
+    now_cases = json.loads(now["case_digests"])
+    edited = sorted(c for c in then_cases.keys() | now_cases.keys() if then_cases.get(c) != now_cases.get(c))
+    if edited:
+        shown = ", ".join(edited[:5]) + (f" and {len(edited) - 5} more" if len(edited) > 5 else "")
+        changed.append(f"the case files of {shown}")
+    if changed:
+        raise RunError(
+            f"run {state.run_id} was started on other code than this checkout's: {'; '.join(changed)} "
+            "changed since. Resume it from a checkout of the commit it started on (`git worktree add "
+            "<dir> <commit>`, then `portability run --resume` there), or write its rows as they stand "
+            f"with `portability run --close {state.run_id}`."
+        )

@@ -36,7 +36,8 @@ import pyarrow as pa
 from portability_data.runner.compile_cache import cache_record
 from portability_data.runner.confirmation import AloneRunner
 from portability_data.runner.fault_rows import describe_fault, fault_event, not_rerun_event
-from portability_data.runner.journal import Journal, RunState, resume_state
+from portability_data.runner.interrupt import RunInterrupted
+from portability_data.runner.journal import Journal, RunState, refuse_changed_code, resume_state
 from portability_data.runner.progress import RunProgress
 from portability_data.runner.provenance import (
     OtherCpu,
@@ -132,6 +133,7 @@ def run(
         ]
         observer.started(state.run_id, len(cases), spec.repeats)
         other_cpu = OtherCpu()
+        finished = False  # left False by Ctrl-C, SIGTERM/SIGHUP (the cli) or a fault of the run
         try:
             for repeat in range(spec.repeats):
                 _run_repeat(supervisors, cases, repeat, lock, other_cpu)
@@ -141,10 +143,14 @@ def run(
                 rerun = supervisors[0].confirm_failures(confirm_jobs, confirm_by, cases)
                 if rerun:
                     say(f"{rerun} failing subtest(s) re-run alone in a fresh worker")
+            finished = True
+        except KeyboardInterrupt:
+            raise RunInterrupted(state.run_id) from None
         finally:
             observer.close()
-            for supervisor in supervisors:
-                supervisor.close()
+            state.interrupted = state.interrupted or not finished
+            for supervisor in supervisors:  # an interrupted run's workers are killed, not waited for
+                supervisor.close(at_once=not finished)
             state.journal.close()
     if left := 0 if confirm else unconfirmed(state):
         say(f"{left} failing subtest(s) left unconfirmed (--no-confirm): the run closes partial (unknown)")
@@ -158,32 +164,6 @@ def unconfirmed(state: RunState) -> int:
     _, rows = state.journal.read()
     done = state.journal.confirmations()
     return sum(1 for r in rows if r["outcome"] in contracts.CONFIRMED_OUTCOMES and r["test_id"] not in done)
-
-
-def refuse_changed_code(state: RunState, paths: Paths) -> None:
-    """A run resumes only on the code that started it: its rows carry the harness and case digests
-    its journal recorded at the start, so rows made by another harness or other case files would
-    claim code that did not make them. Raises RunError naming what changed and what to do."""
-    if not state.digests:
-        return  # a journal from before runs recorded digests: nothing to hold it to
-    now = code_digests(paths, state.spec)
-    changed = []
-    if now["harness_digest"] != state.digests.get("harness_digest"):
-        then = str(state.digests.get("harness_digest"))[:12]
-        changed.append(f"the harness ({then} then, {now['harness_digest'][:12]} now)")
-    then_cases = json.loads(state.digests.get("case_digests") or "{}")
-    now_cases = json.loads(now["case_digests"])
-    edited = sorted(c for c in then_cases.keys() | now_cases.keys() if then_cases.get(c) != now_cases.get(c))
-    if edited:
-        shown = ", ".join(edited[:5]) + (f" and {len(edited) - 5} more" if len(edited) > 5 else "")
-        changed.append(f"the case files of {shown}")
-    if changed:
-        raise RunError(
-            f"run {state.run_id} was started on other code than this checkout's: {'; '.join(changed)} "
-            "changed since. Resume it from a checkout of the commit it started on (`git worktree add "
-            "<dir> <commit>`, then `portability run --resume` there), or write its rows as they stand "
-            f"with `portability run --close {state.run_id}`."
-        )
 
 
 def _run_repeat(
@@ -224,13 +204,22 @@ def _run_repeat(
         while True:
             with lock:
                 case = next(queue, None)
-            if case is None:
+            if case is None or state.interrupted:
                 return
             one(supervisor, case)
 
     with ThreadPoolExecutor(max_workers=len(supervisors)) as pool:
-        for future in [pool.submit(drain, supervisor) for supervisor in supervisors]:
-            future.result()  # a fault of the run itself (not of a case) stops the run, as alone
+        try:
+            for future in [pool.submit(drain, supervisor) for supervisor in supervisors]:
+                future.result()  # a fault of the run itself (not of a case) stops the run, as alone
+        except BaseException:
+            # interrupted (or the run's own fault): the other threads take no other case, and their
+            # workers end now; what a killed worker seems to say is no row (`_record`)
+            state.interrupted = True
+            for supervisor in supervisors:
+                if supervisor.worker is not None:
+                    supervisor.worker.signal_kill()
+            raise
 
 
 class _Supervisor:
@@ -394,7 +383,7 @@ class _Supervisor:
         self.progress.confirming(len(failing))
         alone = AloneRunner(self.state.spec, self.paths, self.scratch, self.log_path, method)
         try:
-            with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+            with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool, alone.stopped_on_interrupt(pool):
                 pending = {pool.submit(alone.run, test_id, nodes[test_id]): test_id for test_id in failing}
                 for future in as_completed(pending):
                     test_id = pending[future]
@@ -420,14 +409,19 @@ class _Supervisor:
 
     def _record(self, case: dict[str, Any], repeat: int, event: dict[str, Any]) -> None:
         with self.lock:
+            if self.state.interrupted:
+                return
             row = build_row(self.state, case, repeat, event)
             self.state.journal.append(row)
             self.state.done.add((row["test_id"], repeat))
             self.state.note_limit(row)
             self.progress.row(row)
 
-    def close(self) -> None:
-        if self.worker is not None:
+    def close(self, at_once: bool = False) -> None:
+        """Let the worker finish and leave; `at_once` (the run was interrupted): kill it and its group."""
+        if self.worker is not None and at_once:
+            self.worker.kill()
+        elif self.worker is not None:
             self.worker.stop()
 
 

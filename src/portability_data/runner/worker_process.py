@@ -135,10 +135,15 @@ class Worker:
 
     def kill(self) -> None:
         """Kill the worker and everything it started (its own process group)."""
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(self.process.pid, signal.SIGKILL)
+        self.signal_kill()
         self.process.wait()
         self.close()
+
+    def signal_kill(self) -> None:
+        """SIGKILL to the worker's process group, from any thread: the thread reading its events
+        then sees it gone (WorkerDied) and cleans up, as after a crash."""
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(self.process.pid, signal.SIGKILL)
 
     def stop(self) -> None:
         if self.process.poll() is None:
