@@ -237,3 +237,43 @@ def test_a_call_with_nothing_to_export_runs_on_the_host_and_says_not_routed(
     call = backend.compile(converted)
     np.testing.assert_allclose(np.asarray(call(x)), np.asarray(expected), rtol=1e-5)
     assert call.execution == "compiled"
+
+
+KEEPS_ITS_PROGRAM = """
+import gc, sys
+import torch
+from portability_data.runner import devices
+
+backend = devices.backend_for("torch", sys.argv[1])
+x = torch.tensor([3.0, 1.0, 2.0])
+weight = torch.arange(9.0).reshape(3, 3)
+calls = [backend.compile(lambda t: torch.sin(t) + 1.5), backend.compile(lambda t: t @ weight + 2)]
+expected = [torch.sin(x) + 1.5, x @ weight + 2]
+for round in range(20):
+    for call, want in zip(calls, expected):
+        got = call(x)  # built once, then run from what the call keeps
+        assert call.execution == "compiled"
+        assert torch.allclose(got, want), (round, got, want)
+    gc.collect()  # what the call does not hold is freed, and overwritten here
+    churn = [bytes([255]) * size for size in (512, 1024, 2048, 4096, 8192) for _ in range(40)]
+print("kept")
+"""
+
+
+@pytest.mark.parametrize("device", ["executorch", "executorch_xnnpack"])
+def test_a_built_program_outlives_the_build_and_runs_again(device: str) -> None:
+    """ExecuTorch's loaded Program holds the .pte bytes its Method reads from: a call that kept only
+    the Method read freed memory on its later runs (SIGSEGV in CI). In a fresh process, so a crash
+    fails this test with its exit status instead of ending the suite."""
+    _needs("torch", device)
+    import subprocess
+
+    env = {**os.environ, "PORTABILITY_MODE": "compiled"}
+    ran = subprocess.run(
+        [sys.executable, "-c", KEEPS_ITS_PROGRAM, device],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=600,
+    )
+    assert ran.returncode == 0 and ran.stdout.strip().endswith("kept"), (ran.returncode, ran.stderr[-3000:])

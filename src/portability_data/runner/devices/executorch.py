@@ -142,7 +142,7 @@ class _ExecuTorchCall(CompiledCall):
                 return result
         if self.built[key] is ON_HOST:
             return self.fn(*arrays)
-        method, out_spec, outside = self.built[key]
+        _program, method, out_spec, outside = self.built[key]
         self.backend.outside.update(outside)
         try:
             outputs = method.execute([leaf.contiguous() for leaf in leaves])
@@ -168,7 +168,10 @@ class _ExecuTorchCall(CompiledCall):
         except Exception as error:
             raise ConvertError(self.tool, error) from error
         try:
-            method = Runtime.get().load_program(program.buffer).load_method("forward")
+            # The Program holds the .pte bytes its methods read from: a method whose Program is freed
+            # reads freed memory (a segfault in CI), so the built entry keeps both.
+            loaded = Runtime.get().load_program(program.buffer)
+            method = loaded.load_method("forward")
         except Exception as error:
             ops = sorted(
                 {
@@ -183,7 +186,7 @@ class _ExecuTorchCall(CompiledCall):
                 "executorch.runtime",
                 f"{type(error).__name__}: {error}{missing}; the program's ops: {', '.join(ops)}",
             ) from error
-        return method, module.out_spec, outside
+        return loaded, method, module.out_spec, outside
 
 
 class TorchExecuTorch(TorchBackend):
