@@ -343,3 +343,50 @@ def test_a_sparse_or_ragged_result_is_something_to_export(monkeypatch) -> None:
     with pytest.raises(onnxruntime.ExportError):
         call(a, b)
     assert call.execution == "compiled"
+
+
+def test_a_bfloat16_array_is_fed_to_onnx_runtime_and_read_back(monkeypatch) -> None:
+    """Real jax2onnx and ONNX Runtime: ONNX Runtime's `run` cannot bind ml_dtypes' bfloat16 (NumPy
+    type 256), so the harness feeds bfloat16 as an OrtValue of ONNX's BFLOAT16 type and copies a
+    bfloat16 output back out of its OrtValue. A model ONNX Runtime has bfloat16 kernels for runs and
+    matches JAX bit for bit (transpose; casts in and out of bfloat16); one it has none for (Add) fails
+    at load, ONNX Runtime's own failure, no longer our feed's."""
+    _needs("jax", "onnxruntime")
+    import jax.numpy as jnp
+    import numpy as np
+
+    from portability_data.runner.devices import onnxruntime
+
+    monkeypatch.setenv("PORTABILITY_MODE", "compiled")
+    backend = devices.backend_for("jax", "onnxruntime")
+    x = jnp.array([[1.5, 2.25, -3.0], [4.0, 5.0, 0.0078125]], dtype=jnp.bfloat16)
+    for fn in (jnp.transpose, lambda a: (a.astype(jnp.float32) * 3).astype(jnp.bfloat16)):
+        call = backend.compile(fn)
+        got, want = call(x), fn(x)
+        assert call.execution == "compiled" and got.dtype == want.dtype == jnp.bfloat16
+        np.testing.assert_array_equal(np.asarray(got).view(np.uint16), np.asarray(want).view(np.uint16))
+    widened = backend.compile(lambda a: a.astype(jnp.float32) / 3)
+    np.testing.assert_allclose(np.asarray(widened(x)), np.asarray(x.astype(jnp.float32) / 3), rtol=1e-6)
+    with pytest.raises(onnxruntime.RuntimeLoadError, match="Could not find an implementation for Add"):
+        backend.compile(lambda a: a + a)(x)
+
+
+def test_tf2onnx_writing_a_bfloat16_input_as_float16_is_an_export_failure(monkeypatch) -> None:
+    """Real tf2onnx: it writes a bfloat16 tensor as FLOAT16 (tf_utils.py's dtype map), a model of
+    another dtype than the function's; the export stage names the input and both dtypes, and rule
+    export_input_retyped reads it as a type failure (the exporter's, not ONNX Runtime's)."""
+    _needs("tensorflow", "onnxruntime")
+    import tensorflow as tf
+
+    from portability_data.runner import failures
+    from portability_data.runner.devices import onnxruntime
+
+    monkeypatch.setenv("PORTABILITY_MODE", "compiled")
+    backend = devices.backend_for("tensorflow", "onnxruntime")
+    call = backend.compile(lambda a: tf.transpose(a))
+    with pytest.raises(onnxruntime.ExportError, match="as float16 for a bfloat16 array") as raised:
+        call(tf.constant([[1.5, 2.25], [-3.0, 4.0]], dtype=tf.bfloat16))
+    detail = failures.classify_failure_detail("tensorflow", "ExportError", str(raised.value))
+    assert detail == ("type_failure", "export_input_retyped", "export_unsupported_dtype")
+    float32 = backend.compile(lambda a: tf.transpose(a))
+    assert float32(tf.constant([[1.0, 2.0]])).numpy().tolist() == [[1.0], [2.0]]

@@ -40,6 +40,7 @@ from portability_data.runner.backends import (
 from portability_data.runner.compile_cache import jax_cache_scope, plugin_cache_dir
 from portability_data.runner.devices import DevicePath
 from portability_data.runner.devices.compiled_only import refuse_eager, require
+from portability_data.runner.devices.nothing_to_export import ON_HOST, on_host_or_raise
 
 PROVIDER = "CPUExecutionProvider"
 INSTALL = (
@@ -127,6 +128,22 @@ def _unknown_ops(model: Any) -> list[str]:
     return sorted(found)
 
 
+def _retyped_inputs(model: Any, dtypes: list[Any]) -> list[str]:
+    """The model's inputs whose ONNX element type is not the dtype of the array fed there: tf2onnx
+    writes a bfloat16 tensor as FLOAT16 (tf2onnx 1.17, tf_utils.py's dtype map), a model of another
+    dtype than the function's, which a bfloat16 array cannot be fed to."""
+    import numpy as np
+    from onnx import helper
+
+    found = []
+    for given, dtype in zip(model.graph.input, dtypes):
+        declared = given.type.tensor_type.elem_type
+        if declared != helper.np_dtype_to_tensor_dtype(np.dtype(dtype)):
+            wrote = helper.tensor_dtype_to_string(declared).removeprefix("TensorProto.").lower()
+            found.append(f"{given.name} as {wrote} for a {np.dtype(dtype).name} array")
+    return found
+
+
 def _versions(*distributions: str) -> dict[str, str]:
     """The installed versions of the path's packages (jax2onnx has no __version__)."""
     from importlib import metadata
@@ -140,35 +157,49 @@ def _versions(*distributions: str) -> dict[str, str]:
     return found
 
 
-_ON_HOST = object()  # a signature whose call had nothing to export: run in the host's Python
+def _bfloat16(array: Any) -> bool:
+    return str(getattr(array, "dtype", "")) == "bfloat16"
 
 
-def _leaves(value: Any) -> Iterator[Any]:
-    """Everything in nested tuples, lists and dicts that is none of them (a torch.Size's ints too)."""
-    if isinstance(value, (list, tuple)):
-        for item in value:
-            yield from _leaves(item)
-    elif isinstance(value, dict):
-        for item in value.values():
-            yield from _leaves(item)
-    else:
-        yield value
+def _ort_run(session: Any, feeds: list[Any]) -> list[Any]:
+    """The session run on NumPy feeds. `InferenceSession.run` binds NumPy's own dtypes only, and a
+    bfloat16 array is ml_dtypes' user-defined type (NumPy type 256): where an input or output is
+    bfloat16 the feeds go in as OrtValues (a bfloat16 one made from the array's bits with ONNX's
+    BFLOAT16 element type) and each bfloat16 output's bits are copied out of its OrtValue (ONNX
+    Runtime has no NumPy type for it) into an ml_dtypes bfloat16 array."""
+    import ctypes
+    import math
 
+    import ml_dtypes
+    import numpy as np
+    import onnxruntime as ort
 
-def _holds_array(backend: Any, result: Any) -> bool:
-    """Whether a result holds an array of the framework: a tensor, or TensorFlow's sparse and
-    ragged tensors (a computation's result too; a tf.data.Dataset is the host's input pipeline)."""
-    tf = getattr(backend, "tf", None)
-    composite = (tf.SparseTensor, tf.RaggedTensor) if tf is not None else ()
-    return any(backend.is_array(leaf) or isinstance(leaf, composite) for leaf in _leaves(result))
+    inputs, outputs = session.get_inputs(), session.get_outputs()
+    if not any(_bfloat16(a) for a in feeds) and all(o.type != "tensor(bfloat16)" for o in outputs):
+        return list(session.run(None, {i.name: v for i, v in zip(inputs, feeds)}))
+    from onnx import TensorProto
 
+    def ort_value(array: Any) -> Any:
+        if _bfloat16(array):
+            bits = np.ascontiguousarray(array).view(np.uint16)
+            return ort.OrtValue.ortvalue_from_numpy_with_onnx_type(bits, TensorProto.BFLOAT16)
+        return ort.OrtValue.ortvalue_from_numpy(np.ascontiguousarray(array))
 
-def _versions_of(backend: Any, arrays: tuple) -> tuple:
-    """The in-place version counters of the torch tensors among `arrays` (empty for JAX and
-    TensorFlow, whose arrays cannot change in place): a call that bumped one changed its input."""
-    return tuple(
-        leaf._version for leaf in _leaves(arrays) if backend.is_array(leaf) and hasattr(leaf, "_version")
+    results = session.run_with_ort_values(
+        [o.name for o in outputs], {i.name: ort_value(v) for i, v in zip(inputs, feeds)}
     )
+    arrays = []
+    for value in results:
+        if value.is_tensor() and value.data_type() == "tensor(bfloat16)":
+            shape = value.shape()
+            count = math.prod(shape)
+            bits = np.zeros(count, dtype=np.uint16)
+            if count:
+                bits[:] = np.ctypeslib.as_array((ctypes.c_uint16 * count).from_address(value.data_ptr()))
+            arrays.append(bits.view(ml_dtypes.bfloat16).reshape(shape))
+        else:
+            arrays.append(value.numpy())
+    return arrays
 
 
 class _OnnxCall(CompiledCall):
@@ -188,11 +219,11 @@ class _OnnxCall(CompiledCall):
             self.backend.exports += 1
             try:
                 self.built[key] = self.build(arrays)
-            except ExportError as error:
-                result = self.on_host_when_nothing_to_export(arrays, error)
-                self.built[key] = _ON_HOST
+            except ExportError as error:  # nothing to export: on the host, or the error
+                result = on_host_or_raise(self, self.backend, self.fn, arrays, error)
+                self.built[key] = ON_HOST
                 return result
-        if self.built[key] is _ON_HOST:
+        if self.built[key] is ON_HOST:
             return self.fn(*arrays)
         try:
             return self.run(self.built[key], arrays)
@@ -200,23 +231,6 @@ class _OnnxCall(CompiledCall):
             raise
         except Exception as error:
             raise RuntimeRunError(self.tool, error) from error
-
-    def on_host_when_nothing_to_export(self, arrays: tuple, error: ExportError) -> Any:
-        """A call whose export failed and whose result holds no array, with no input array changed
-        in place (torch.is_grad_enabled(), Tensor.size(), a set of functions), computed nothing a
-        model could hold: beside an exported model it runs in the host's Python. It runs so here,
-        and the subtest says `not_routed` (the timed call did not go through the exporter). Any
-        other call keeps its ExportError: one that returns an array, changes an input in place
-        (an in-place op that failed to export returns None too) or raises when run."""
-        versions = _versions_of(self.backend, arrays)
-        try:
-            result = self.fn(*arrays)
-        except Exception:
-            raise error from None
-        if _holds_array(self.backend, result) or _versions_of(self.backend, arrays) != versions:
-            raise error
-        self.execution = "not_routed"
-        return result
 
     def signature(self, arrays: tuple) -> Any:
         raise NotImplementedError
@@ -389,6 +403,9 @@ class _TensorFlowOnnxCall(_OnnxCall):
             raise ExportError(
                 self.tool, f"no ONNX conversion for TensorFlow op(s) {', '.join(unknown)}", "unsupported op"
             )
+        retyped = _retyped_inputs(model, [spec.dtype.as_numpy_dtype for spec in tf.nest.flatten(specs)])
+        if retyped:
+            raise ExportError(self.tool, f"the model takes {'; '.join(retyped)}", "input retyped")
         return _session(self.tool, model.SerializeToString()), concrete.structured_outputs
 
     def run(self, built: Any, arrays: tuple) -> Any:
@@ -398,7 +415,7 @@ class _TensorFlowOnnxCall(_OnnxCall):
         session, structure = built
         # a 0-d tensor's .numpy() is a NumPy scalar, which ONNX Runtime refuses as a feed: arrays only
         feeds = [np.asarray(a.numpy() if hasattr(a, "numpy") else a) for a in tf.nest.flatten(arrays)]
-        outputs = session.run(None, {i.name: v for i, v in zip(session.get_inputs(), feeds)})
+        outputs = _ort_run(session, feeds)
         with tf.device(self.backend.handle()):
             tensors = [tf.constant(o) for o in outputs]
         return tf.nest.pack_sequence_as(structure, tensors)
@@ -461,7 +478,7 @@ class _JaxOnnxCall(_OnnxCall):
         jax = self.backend.jax
         session, tree = built
         feeds = [np.asarray(a) for a in jax.tree_util.tree_leaves(arrays)]
-        outputs = session.run(None, {i.name: v for i, v in zip(session.get_inputs(), feeds)})
+        outputs = _ort_run(session, feeds)
         return jax.tree_util.tree_unflatten(tree, [jax.device_put(o, self.backend.handle()) for o in outputs])
 
 
