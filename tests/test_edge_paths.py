@@ -277,3 +277,27 @@ def test_a_built_program_outlives_the_build_and_runs_again(device: str) -> None:
         timeout=600,
     )
     assert ran.returncode == 0 and ran.stdout.strip().endswith("kept"), (ran.returncode, ran.stderr[-3000:])
+
+
+@pytest.mark.parametrize("device", ["litert", "litert_flex"])
+def test_a_trace_error_keeps_its_cause(device: str, monkeypatch) -> None:
+    """Real tf.function: a trace error reads "in user code:", the user's frames, then the cause;
+    the export stage's message keeps the cause (it kept only the first line before 2026-12-06)."""
+    _needs("tensorflow", device)
+    import tensorflow as tf
+
+    from portability_data.runner.devices import litert
+
+    def branches_on_a_tensor(t):
+        if t > 0:  # a Python if on a 3-element tensor: autograph refuses the condition
+            return t
+        return -t
+
+    monkeypatch.setenv("PORTABILITY_MODE", "compiled")
+    backend = devices.backend_for("tensorflow", device)
+    call = backend.compile(branches_on_a_tensor)
+    with pytest.raises(litert.ExportError) as raised:
+        call(tf.constant([1.0, -2.0, 3.0]))
+    message = str(raised.value)
+    assert message.startswith("export failed (tf.function): ValueError: condition of if statement"), message
+    assert "in user code" not in message and "File " not in message

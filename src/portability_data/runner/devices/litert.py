@@ -59,7 +59,11 @@ class StageError(RuntimeError):
     stage = ""
 
     def __init__(self, tool: str, error: BaseException | str) -> None:
-        text = f"{type(error).__name__}: {summary(str(error))}" if isinstance(error, BaseException) else error
+        if isinstance(error, BaseException):
+            name, text = type(error).__name__, summary(str(error))
+            text = text if text.startswith(f"{name}: ") else f"{name}: {text}"
+        else:
+            text = error
         super().__init__(f"{self.stage} ({tool}): {text}")
 
 
@@ -96,7 +100,8 @@ _REASON = re.compile(
 
 def summary(text: str) -> str:
     """A converter's report without its boilerplate (MLIR locations, tracebacks): the lines that
-    give the reason where it has them (`Error code: ERROR_NEEDS_FLEX_OPS; TF Select ops: Cumprod`),
+    give the reason where it has them (`Error code: ERROR_NEEDS_FLEX_OPS; TF Select ops: Cumprod`);
+    for tf.function's trace error ("in user code:", the user's frames, then the cause) the cause;
     else its first line."""
     found: list[str] = []
     for line in text.splitlines():
@@ -107,6 +112,9 @@ def summary(text: str) -> str:
                 found.append(reason)
     if found:
         return "; ".join(found)
+    if text.startswith("in user code:"):  # tf.function's trace error: the frames, then the cause
+        blocks = [block for block in re.split(r"\n\s*\n", text.strip()) if block.strip()]
+        return " ".join(line.strip() for line in blocks[-1].splitlines())
     lines = [line.strip() for line in text.splitlines() if line.strip()]
     first = lines[0] if lines else text
     return re.sub(r"\S+\.py:\d+:\d+: (error|note): ", "", first)  # MLIR's location of the traced line
