@@ -301,3 +301,28 @@ def test_a_trace_error_keeps_its_cause(device: str, monkeypatch) -> None:
     message = str(raised.value)
     assert message.startswith("export failed (tf.function): ValueError: condition of if statement"), message
     assert "in user code" not in message and "File " not in message
+
+
+@pytest.mark.parametrize("device", ["litert", "litert_flex"])
+def test_a_trace_error_before_where_a_variable_was_defined_keeps_its_cause(device: str, monkeypatch) -> None:
+    """Real tf.function in a TF1 graph: get_variable in a variable scope fails its trace, and TF
+    follows the cause with "Originally defined at:" and the frames where the variable was made
+    (after a blank line); the message is the cause, not those frames (it was before 2026-12-07)."""
+    _needs("tensorflow", device)
+    import tensorflow as tf
+
+    from portability_data.runner.devices import litert
+
+    def layer(x):
+        with tf.compat.v1.variable_scope("layer", initializer=tf.compat.v1.constant_initializer(0.5)):
+            w = tf.compat.v1.get_variable("w", shape=(3, 2))
+        return tf.matmul(x, w)
+
+    monkeypatch.setenv("PORTABILITY_MODE", "compiled")
+    call = devices.backend_for("tensorflow", device).compile(layer)
+    with tf.Graph().as_default(), pytest.raises(litert.ExportError) as raised:
+        call(tf.ones((2, 3)))
+    message = str(raised.value)
+    cause = "ValueError: Variable layer/w already exists"
+    assert message.startswith(f"export failed (tf.function): {cause}"), message
+    assert "Originally defined" not in message and "File " not in message

@@ -98,6 +98,10 @@ _REASON = re.compile(
 )
 
 
+# A line that opens with an exception's name (`ValueError: ...`, `tf.errors.InvalidArgumentError: ...`)
+_EXCEPTION_LINE = re.compile(r"\s*[A-Za-z_][\w.]*(Error|Exception|Exit|Interrupt|Warning)\b:")
+
+
 def summary(text: str) -> str:
     """A converter's report without its boilerplate (MLIR locations, tracebacks): the lines that
     give the reason where it has them (`Error code: ERROR_NEEDS_FLEX_OPS; TF Select ops: Cumprod`);
@@ -114,7 +118,11 @@ def summary(text: str) -> str:
         return "; ".join(found)
     if text.startswith("in user code:"):  # tf.function's trace error: the frames, then the cause
         blocks = [block for block in re.split(r"\n\s*\n", text.strip()) if block.strip()]
-        return " ".join(line.strip() for line in blocks[-1].splitlines())
+        # the cause opens with the exception's name; TF may follow it with the frames where a
+        # variable was "Originally defined at:", which are not the cause
+        causes = [block for block in blocks if _EXCEPTION_LINE.match(block)]
+        cause = (causes or blocks)[-1].split("Originally defined at:")[0]
+        return " ".join(line.strip() for line in cause.splitlines() if line.strip())
     lines = [line.strip() for line in text.splitlines() if line.strip()]
     first = lines[0] if lines else text
     return re.sub(r"\S+\.py:\d+:\d+: (error|note): ", "", first)  # MLIR's location of the traced line
