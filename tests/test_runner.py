@@ -60,6 +60,15 @@ def test_after(n):
 """
 
 
+# the lines of each faulting subtest where its worker can go down (the hog: either of its loop's)
+WHERE_IN_FAULTS = {
+    "test_segfault": ["    ctypes.string_at(0)"],
+    "test_abort": ["    os.abort()"],
+    "test_hang": ["    time.sleep(600)"],
+    "test_memory_hog": ["        hog.append(bytearray(64 * 2**20))", "        time.sleep(0.01)"],
+}
+
+
 def rows_of(paths: Paths, run_id: str) -> list[dict]:
     [shard] = paths.results_dir.glob(f"*/{run_id}.parquet")  # under its source: a run id is unique
     return pq.read_table(shard).to_pylist()
@@ -94,6 +103,23 @@ def test_faults_are_recorded_and_the_run_goes_on(case_repo) -> None:
     assert "status 7" in detail["test_os_exit"]["error_message"]
     assert detail["test_hang"]["failure_category"] == "timeout"
     assert detail["test_memory_hog"]["failure_category"] == "memory"
+    # where each was when its worker went down: the dump a crash leaves, the one a hung worker or
+    # one over the cap is asked for (SIGABRT before the kill), each the subtest's own line
+    lines = {
+        name: [FAULTS.splitlines().index(code) + 1 for code in codes]
+        for name, codes in WHERE_IN_FAULTS.items()
+    }
+    for subtest, (moment, innermost) in {
+        "test_segfault": ("crash", "ctypes/__init__.py:"),
+        "test_abort": ("crash", "cases/torch/test_faults.py:"),
+        "test_hang": ("timeout", "cases/torch/test_faults.py:"),
+        "test_memory_hog": ("memory cap", "cases/torch/test_faults.py:"),
+    }.items():
+        message = detail[subtest]["error_message"]
+        assert f"; at the {moment}: in {innermost}" in message, message
+        ends = tuple(f"cases/torch/test_faults.py:{line} {subtest}" for line in lines[subtest])
+        assert message.endswith(ends), message
+    assert "; at the" not in detail["test_os_exit"]["error_message"]  # os._exit dumps nothing
     assert detail["test_fails"]["error_type"] == "AssertionError"
     assert len(rows) == len({(r["test_id"], r["repeat"]) for r in rows})
     runs = pq.read_table(paths.runs_dir / "portability" / f"{run_id}.parquet").to_pylist()

@@ -17,13 +17,24 @@ def limit_message(outcome: str, spec: RunSpec) -> str:
     return f"worker resident memory passed the cap of {spec.memory_mb} MB"
 
 
-def describe_fault(fault: Exception, spec: RunSpec) -> tuple[str, str, str]:
-    """(outcome, error type, message) of a subtest that took its worker down."""
+def fault_moment(fault: Exception) -> str:
+    """The moment a worker's last words are of (runner.last_words)."""
     if isinstance(fault, WorkerHung):
-        return "timeout", "Timeout", limit_message("timeout", spec)
-    if isinstance(fault, WorkerOverMemory):
-        return "memory", "MemoryCapExceeded", f"{fault} of {spec.memory_mb} MB"
-    return "crashed", "WorkerCrashed", str(fault)
+        return "timeout"
+    return "memory cap" if isinstance(fault, WorkerOverMemory) else "crash"
+
+
+def describe_fault(fault: Exception, spec: RunSpec, where: str | None = None) -> tuple[str, str, str]:
+    """(outcome, error type, message) of a subtest that took its worker down; `where`: the
+    worker's last words (where it was), appended when it left some."""
+    if isinstance(fault, WorkerHung):
+        described = ("timeout", "Timeout", limit_message("timeout", spec))
+    elif isinstance(fault, WorkerOverMemory):
+        described = ("memory", "MemoryCapExceeded", f"{fault} of {spec.memory_mb} MB")
+    else:
+        described = ("crashed", "WorkerCrashed", str(fault))
+    outcome, error_type, message = described
+    return outcome, error_type, f"{message}; {where}" if where else message
 
 
 def not_rerun_event(test_id: str, first: int, outcome: str, spec: RunSpec) -> dict[str, Any]:

@@ -35,7 +35,7 @@ import pyarrow as pa
 
 from portability_data.runner.compile_cache import cache_record
 from portability_data.runner.confirmation import AloneRunner
-from portability_data.runner.fault_rows import describe_fault, fault_event, not_rerun_event
+from portability_data.runner.fault_rows import describe_fault, fault_event, fault_moment, not_rerun_event
 from portability_data.runner.interrupt import RunInterrupted
 from portability_data.runner.journal import Journal, RunState, refuse_changed_code, resume_state
 from portability_data.runner.progress import RunProgress
@@ -293,6 +293,10 @@ class _Supervisor:
             return
         for _attempt in range(1000):  # one attempt per fault at most; bounded by the subtests
             worker = self._ensure_worker()
+            # A stack dump from here on is this request's: a worker that dumps one dies (and is
+            # replaced), so it holds one at most. Marked before the worker can start anything: a
+            # subtest that dies at once may have dumped before its `start` event is read.
+            worker.mark_log()
             if own:
                 remaining = [str(self.paths.repo_root / t) for t in own if t not in done_here]
                 if not remaining:
@@ -336,12 +340,14 @@ class _Supervisor:
                         )
                         return
             except (WorkerHung, WorkerOverMemory, WorkerDied) as fault:
+                where = worker.last_words(fault_moment(fault))
                 if isinstance(fault, WorkerDied):
                     worker.close()
                 else:
                     worker.kill()
                 target = in_flight or collection
-                self._record(case, repeat, fault_event(target, *describe_fault(fault, self.state.spec)))
+                described = describe_fault(fault, self.state.spec, where)
+                self._record(case, repeat, fault_event(target, *described))
                 done_here.add(target)
             if target == collection:
                 return

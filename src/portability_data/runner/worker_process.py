@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import resource
 import select
 import signal
 import subprocess
@@ -23,6 +24,7 @@ from typing import Any
 
 from portability_data.runner.compile_cache import cache_environment, plugin_cache_environment
 from portability_data.runner.fork_worker import xla_on_cpu
+from portability_data.runner.last_words import last_words
 from portability_data.runner.spec import Paths, RunSpec
 
 # Environment a case worker may see; everything else (tokens, cloud credentials) is scrubbed.
@@ -47,6 +49,8 @@ WORKER_MODULE = "portability_data.runner.worker"  # a case worker: many case fil
 FORK_WORKER_MODULE = "portability_data.runner.fork_worker"  # forks one fresh worker per request
 READY_FLOOR_S = 300.0  # a worker may take this long to import its framework and find the device
 MEMORY_POLL_S = 0.05  # how often a busy event stream pauses for a look at the worker's memory
+LAST_WORDS_S = 5.0  # how long a hung worker sent SIGABRT has to dump its stack before it is killed
+LAST_WORDS_BYTES = 1 << 20  # the most of the log read back for a dump (a dump is a few KB)
 
 
 @dataclass
@@ -87,6 +91,7 @@ class Worker:
         self.events = os.fdopen(read_fd, "rb")
         self._buffer = b""
         self._memory_checked = 0.0
+        self._log_mark = 0  # the log's size when the current request was sent (mark_log)
 
     def next_event(self, timeout: float) -> dict[str, Any] | None:
         """The next event, or None on timeout; raises WorkerDied if the process ended."""
@@ -127,6 +132,49 @@ class Worker:
             except (OSError, ValueError, IndexError):
                 continue
         return total / 2**20
+
+    def mark_log(self) -> None:
+        """Note where the log ends now: a stack dump after this mark is of what runs from now on."""
+        with contextlib.suppress(OSError, ValueError):
+            self._log_mark = os.fstat(self.log.fileno()).st_size
+
+    def last_words(self, moment: str) -> str | None:
+        """Where the current subtest was when the worker went down (runner.last_words): a worker
+        still running (hung, or over the memory cap) is first sent SIGABRT, with no core file, so
+        that pytest's faulthandler dumps its stack to the log; a crashed one has dumped it already.
+        The child processes it was running (a compiler) are named too. None without a dump."""
+        running: list[str] = []
+        if self.process.poll() is None:
+            tree = list(_process_tree(self.process.pid))
+            # the process running the subtest: the worker, or the child a fork worker made
+            targets = [self.process.pid] if self.count_root else _children(self.process.pid)
+            running = [_command(pid) for pid in tree if pid != self.process.pid and pid not in targets]
+            for pid in targets:
+                with contextlib.suppress(OSError):  # a core file of a hung worker helps nobody
+                    resource.prlimit(pid, resource.RLIMIT_CORE, (0, 0))
+                with contextlib.suppress(OSError):
+                    os.kill(pid, signal.SIGABRT)
+            self._await_dump(targets)
+        try:
+            with open(self.log.name, "rb") as handle:
+                end = handle.seek(0, os.SEEK_END)
+                handle.seek(max(self._log_mark, end - LAST_WORDS_BYTES))
+                text = handle.read().decode("utf-8", "replace")
+        except OSError:
+            return None
+        return last_words(text, moment, [name for name in running if name])
+
+    def _await_dump(self, targets: list[int]) -> None:
+        """Until the signalled processes have ended (the dump written) or LAST_WORDS_S passed."""
+        deadline = time.monotonic() + LAST_WORDS_S
+        while time.monotonic() < deadline:
+            if self.count_root:
+                with contextlib.suppress(subprocess.TimeoutExpired):
+                    self.process.wait(timeout=0.05)
+                    return
+            elif not any(_alive(pid) for pid in targets):
+                return
+            time.sleep(0.05)
 
     def send(self, request: dict[str, Any]) -> None:
         assert self.process.stdin is not None
@@ -197,6 +245,34 @@ def _process_tree(root: int) -> Iterator[int]:
                     stack.extend(int(child) for child in handle.read().split())
         except (OSError, ValueError):
             continue
+
+
+def _children(pid: int) -> list[int]:
+    """The direct children of a process, from /proc."""
+    found: list[int] = []
+    with contextlib.suppress(OSError, ValueError):
+        for task in os.listdir(f"/proc/{pid}/task"):
+            with open(f"/proc/{pid}/task/{task}/children") as handle:
+                found.extend(int(child) for child in handle.read().split())
+    return found
+
+
+def _alive(pid: int) -> bool:
+    """Running (not ended, nor a zombie waiting for its parent to read its status)."""
+    try:
+        with open(f"/proc/{pid}/stat") as handle:
+            return handle.read().rsplit(")", 1)[1].split()[0] not in ("Z", "X")
+    except (OSError, IndexError):
+        return False
+
+
+def _command(pid: int) -> str:
+    """A process's command name (`iree-compile`), '' where it is gone."""
+    try:
+        with open(f"/proc/{pid}/comm") as handle:
+            return handle.read().strip()
+    except OSError:
+        return ""
 
 
 def worker_environment(spec: RunSpec, paths: Paths, scratch: Path, events_fd: int) -> dict[str, str]:
