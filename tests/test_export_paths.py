@@ -390,3 +390,37 @@ def test_tf2onnx_writing_a_bfloat16_input_as_float16_is_an_export_failure(monkey
     assert detail == ("type_failure", "export_input_retyped", "export_unsupported_dtype")
     float32 = backend.compile(lambda a: tf.transpose(a))
     assert float32(tf.constant([[1.0, 2.0]])).numpy().tolist() == [[1.0], [2.0]]
+
+
+def test_jax2onnx_exports_a_function_in_its_own_precision_whatever_the_x64_mode(monkeypatch) -> None:
+    """Real jax2onnx and ONNX Runtime, with JAX's x64 mode on (as many cases turn it on): a float32
+    function exports as float32 and a float64 one as float64, each matching JAX; jax2onnx writes
+    every float32 as double when its double precision is on (before 2026-12-07 the harness turned it
+    on with x64, and every float32 input was refused its array), so a function mixing float32 with
+    an int64 input is an export failure naming the retyped input (rule export_input_retyped)."""
+    _needs("jax", "onnxruntime")
+    import jax
+    import jax.numpy as jnp
+    import numpy as np
+
+    from portability_data.runner import failures
+    from portability_data.runner.devices import onnxruntime
+
+    monkeypatch.setenv("PORTABILITY_MODE", "compiled")
+    was = bool(jax.config.jax_enable_x64)
+    jax.config.update("jax_enable_x64", True)
+    try:
+        backend = devices.backend_for("jax", "onnxruntime")
+        for dtype in (jnp.float32, jnp.float64):
+            x = jnp.linspace(0.5, 3.0, 6, dtype=dtype).reshape(2, 3)
+            call = backend.compile(lambda a: jnp.sin(a) * 2 + a.sum())
+            got, want = call(x), jnp.sin(x) * 2 + x.sum()
+            assert call.execution == "compiled" and got.dtype == want.dtype == dtype
+            np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=1e-6)
+        mixed = backend.compile(lambda a, i: a[i])
+        with pytest.raises(onnxruntime.ExportError, match="as double for a float32 array") as raised:
+            mixed(jnp.ones(4, jnp.float32), jnp.asarray(2, jnp.int64))
+        detail = failures.classify_failure_detail("jax", "ExportError", str(raised.value))
+        assert detail == ("type_failure", "export_input_retyped", "export_unsupported_dtype")
+    finally:
+        jax.config.update("jax_enable_x64", was)

@@ -234,3 +234,37 @@ def test_the_reports_xla_section_says_torch_xla_ends_at_2_9_and_which_path_follo
         if line.startswith("#")
     }
     assert anchor in slugs
+
+
+def test_jax_arrays_reach_iree_as_jax_runs_them_and_iree_s_demotion_is_its_own(monkeypatch) -> None:
+    """Real jax.export and IREE. Without x64, JAX runs a float64 or int64 NumPy array as 32-bit and
+    exports the function so: the array is fed as JAX runs it (before 2026-12-07 it was fed as given
+    and the module refused it, a failure of our feed). With x64 on, a float64 function exports as
+    float64 and iree-compile demotes it to float32 by default (its ConvertTypesPass): IREE's own
+    type failure, rule iree_input_demoted."""
+    _needs("jax", "iree")
+    import jax
+    import jax.numpy as jnp
+    import numpy as np
+
+    from portability_data.runner import failures
+    from portability_data.runner.devices import iree
+
+    monkeypatch.setenv("PORTABILITY_MODE", "compiled")
+    backend = devices.backend_for("jax", "iree")
+    was = bool(jax.config.jax_enable_x64)
+    try:
+        jax.config.update("jax_enable_x64", False)
+        take = backend.compile(lambda a, i: jnp.sin(a)[i])
+        a, i = np.linspace(0.5, 3.0, 6), np.asarray(4, np.int64)  # float64, int64: NumPy's defaults
+        got, want = take(a, i), jnp.sin(a)[i]
+        assert take.execution == "compiled" and got.dtype == want.dtype == jnp.float32
+        np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=1e-6)
+        jax.config.update("jax_enable_x64", True)
+        wide = backend.compile(jnp.sin)
+        with pytest.raises(iree.RuntimeRunError, match=r"expected f32 .* but have f64") as raised:
+            wide(jnp.linspace(0.5, 3.0, 6, dtype=jnp.float64))
+        detail = failures.classify_failure_detail("jax", "RuntimeRunError", str(raised.value))
+        assert detail == ("type_failure", "iree_input_demoted", "export_unsupported_dtype")
+    finally:
+        jax.config.update("jax_enable_x64", was)

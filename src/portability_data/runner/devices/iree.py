@@ -339,9 +339,11 @@ class _JaxIreeCall(_IreeCall):
         return self.backend.jax.tree_util.tree_unflatten(tree, leaves)
 
     def to_numpy(self, leaf: Any) -> Any:
+        """The array as jax.jit takes it in this x64 mode (without x64 a float64 or int64 NumPy
+        array runs as 32-bit, and the exported module takes it so: `build`)."""
         import numpy as np
 
-        return np.asarray(leaf)
+        return np.asarray(leaf, self.backend.jax.dtypes.canonicalize_dtype(leaf.dtype))
 
     def from_numpy(self, array: Any) -> Any:
         return self.backend.jax.device_put(array, self.backend.handle())
@@ -356,7 +358,7 @@ class _JaxIreeCall(_IreeCall):
 
         try:
             exported = jax.export.export(jax.jit(flat, keep_unused=True))(  # every input, used or not
-                *[jax.ShapeDtypeStruct(a.shape, a.dtype) for a in leaves]
+                *[jax.ShapeDtypeStruct(a.shape, jax.dtypes.canonicalize_dtype(a.dtype)) for a in leaves]
             )
             mlir = exported.mlir_module()
         except Exception as error:

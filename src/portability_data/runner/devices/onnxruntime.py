@@ -130,8 +130,9 @@ def _unknown_ops(model: Any) -> list[str]:
 
 def _retyped_inputs(model: Any, dtypes: list[Any]) -> list[str]:
     """The model's inputs whose ONNX element type is not the dtype of the array fed there: tf2onnx
-    writes a bfloat16 tensor as FLOAT16 (tf2onnx 1.17, tf_utils.py's dtype map), a model of another
-    dtype than the function's, which a bfloat16 array cannot be fed to."""
+    writes a bfloat16 tensor as FLOAT16 (tf2onnx 1.17, tf_utils.py's dtype map), jax2onnx a float32
+    one as DOUBLE beside 64-bit inputs (`_needs_64_bits`): a model of another dtype than the
+    function's, which the function's array cannot be fed to."""
     import numpy as np
     from onnx import helper
 
@@ -142,6 +143,25 @@ def _retyped_inputs(model: Any, dtypes: list[Any]) -> list[str]:
             wrote = helper.tensor_dtype_to_string(declared).removeprefix("TensorProto.").lower()
             found.append(f"{given.name} as {wrote} for a {np.dtype(dtype).name} array")
     return found
+
+
+def _needs_64_bits(arrays: list[Any]) -> bool:
+    """jax2onnx's `enable_double_precision` for a function of these inputs and outputs: True where
+    one is 64-bit (float64, complex128, int64, uint64). jax2onnx traces with JAX's x64 mode set to
+    the flag and, when it is on, writes every float32 as double (its float policy, jax2onnx
+    ir_utils.numpy_dtype_to_ir_with_float_policy); when it is off, a 64-bit input is traced as
+    32-bit. So the flag follows the function's own types, not the process's x64 mode: a float32
+    function exports as float32 even where a case turned x64 on (before 2026-12-07 it was the x64
+    mode, and every float32 input of such a case was written as double and refused its array). A
+    function mixing float32 with 64-bit types still gets its float32 inputs written as double:
+    `_retyped_inputs` names them."""
+    import numpy as np
+
+    def wide(dtype: Any) -> bool:
+        dtype = np.dtype(dtype)
+        return (dtype.kind in "fiu" and dtype.itemsize == 8) or (dtype.kind == "c" and dtype.itemsize == 16)
+
+    return any(wide(a.dtype) for a in arrays)
 
 
 def _versions(*distributions: str) -> dict[str, str]:
@@ -459,17 +479,22 @@ class _JaxOnnxCall(_OnnxCall):
         def flat(*values: Any) -> Any:  # jax2onnx takes one array per input
             return fn(*jax.tree_util.tree_unflatten(tree, values))
 
+        # the function's own input types: what jax.jit would make of these arrays in this x64 mode
+        specs = [jax.ShapeDtypeStruct(a.shape, jax.dtypes.canonicalize_dtype(a.dtype)) for a in leaves]
         try:
-            shapes = jax.eval_shape(flat, *leaves)
+            shapes = jax.eval_shape(flat, *specs)
             model = to_onnx(
                 flat,
-                [jax.ShapeDtypeStruct(a.shape, a.dtype) for a in leaves],
+                specs,
                 opset=OPSETS["jax"],
-                enable_double_precision=bool(jax.config.jax_enable_x64),
+                enable_double_precision=_needs_64_bits([*specs, *jax.tree_util.tree_leaves(shapes)]),
                 return_mode="proto",
             )
         except Exception as error:
             raise ExportError(self.tool, error) from error
+        retyped = _retyped_inputs(model, [spec.dtype for spec in specs])
+        if retyped:
+            raise ExportError(self.tool, f"the model takes {'; '.join(retyped)}", "input retyped")
         return _session(self.tool, model.SerializeToString()), jax.tree_util.tree_structure(shapes)
 
     def run(self, built: Any, arrays: tuple) -> Any:
@@ -477,7 +502,9 @@ class _JaxOnnxCall(_OnnxCall):
 
         jax = self.backend.jax
         session, tree = built
-        feeds = [np.asarray(a) for a in jax.tree_util.tree_leaves(arrays)]
+        # each array as jax.jit takes it in this x64 mode (a float64 NumPy array is float32 without x64)
+        leaves = jax.tree_util.tree_leaves(arrays)
+        feeds = [np.asarray(a, jax.dtypes.canonicalize_dtype(a.dtype)) for a in leaves]
         outputs = _ort_run(session, feeds)
         return jax.tree_util.tree_unflatten(tree, [jax.device_put(o, self.backend.handle()) for o in outputs])
 
