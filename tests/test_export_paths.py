@@ -424,3 +424,51 @@ def test_jax2onnx_exports_a_function_in_its_own_precision_whatever_the_x64_mode(
         assert detail == ("type_failure", "export_input_retyped", "export_unsupported_dtype")
     finally:
         jax.config.update("jax_enable_x64", was)
+
+
+def test_a_tensor_the_function_closes_over_is_fed_to_the_model_tf2onnx_made_of_it(monkeypatch) -> None:
+    """Real tf2onnx and ONNX Runtime: the harness passes a structure of tensors and Python values as
+    a constant, which the traced function closes over, and tf2onnx keeps each captured tensor as a
+    model input (not a constant). The converted model is the function: it runs with the captured
+    tensors fed and matches TensorFlow (before 2026-12-07: "Required inputs ... are missing")."""
+    _needs("tensorflow", "onnxruntime")
+    import collections
+
+    import tensorflow as tf
+
+    from portability_data.runner.timing import Timer
+
+    monkeypatch.setenv("PORTABILITY_MODE", "compiled")
+    point = collections.namedtuple("point", "x y")
+    s1 = [point(tf.constant([1.0, 2.0]), 3), {"k": tf.constant(4.0)}]
+    s2 = [point(tf.constant([10.0, 20.0]), 30), {"k": tf.constant(40.0)}]
+    timer = Timer(devices.backend_for("tensorflow", "onnxruntime"), "compiled", 0)
+    out = timer(tf.nest.map_structure, lambda a, b: a + b, s1, s2)
+    assert out[0].x.numpy().tolist() == [11.0, 22.0] and int(out[0].y) == 33 and float(out[1]["k"]) == 44.0
+    assert timer.executions == ["compiled"]
+
+
+@pytest.mark.parametrize("device", ["openvino", "openvino_f32"])
+def test_a_tensorflow_trace_error_on_openvino_is_its_cause(device: str, monkeypatch) -> None:
+    """Real tf.function under OpenVINO's TensorFlow frontend: a trace error reads "in user code:",
+    the user's frames, then the cause; the conversion stage's message is the cause, named once
+    (before 2026-12-07 it was the frames)."""
+    _needs("tensorflow", device)
+    import tensorflow as tf
+
+    from portability_data.runner.devices import openvino
+
+    def branches_on_a_tensor(t):
+        if t > 0:  # a Python if on a 3-element tensor: autograph refuses the condition
+            return t
+        return -t
+
+    monkeypatch.setenv("PORTABILITY_MODE", "compiled")
+    call = devices.backend_for("tensorflow", device).compile(branches_on_a_tensor)
+    with pytest.raises(openvino.ExportError) as raised:
+        call(tf.constant([1.0, -2.0, 3.0]))
+    message = str(raised.value)
+    assert message.startswith(
+        "openvino conversion failed (openvino.convert_model): ValueError: condition of if statement"
+    ), message
+    assert "in user code" not in message and "File " not in message

@@ -41,6 +41,7 @@ from portability_data.runner.backends import (
 from portability_data.runner.devices import DevicePath
 from portability_data.runner.devices.compiled_only import refuse_eager, require
 from portability_data.runner.devices.nothing_to_export import ON_HOST, on_host_or_raise
+from portability_data.runner.devices.trace_errors import trace_error_cause
 
 INSTALL = 'pip install -e ".[litert]" (ai-edge-litert, pinned in pyproject.toml)'
 INSTALL_TORCH = (
@@ -98,10 +99,6 @@ _REASON = re.compile(
 )
 
 
-# A line that opens with an exception's name (`ValueError: ...`, `tf.errors.InvalidArgumentError: ...`)
-_EXCEPTION_LINE = re.compile(r"\s*[A-Za-z_][\w.]*(Error|Exception|Exit|Interrupt|Warning)\b:")
-
-
 def summary(text: str) -> str:
     """A converter's report without its boilerplate (MLIR locations, tracebacks): the lines that
     give the reason where it has them (`Error code: ERROR_NEEDS_FLEX_OPS; TF Select ops: Cumprod`);
@@ -116,13 +113,9 @@ def summary(text: str) -> str:
                 found.append(reason)
     if found:
         return "; ".join(found)
-    if text.startswith("in user code:"):  # tf.function's trace error: the frames, then the cause
-        blocks = [block for block in re.split(r"\n\s*\n", text.strip()) if block.strip()]
-        # the cause opens with the exception's name; TF may follow it with the frames where a
-        # variable was "Originally defined at:", which are not the cause
-        causes = [block for block in blocks if _EXCEPTION_LINE.match(block)]
-        cause = (causes or blocks)[-1].split("Originally defined at:")[0]
-        return " ".join(line.strip() for line in cause.splitlines() if line.strip())
+    cause = trace_error_cause(text)  # tf.function's trace error: the frames, then the cause
+    if cause is not None:
+        return cause
     lines = [line.strip() for line in text.splitlines() if line.strip()]
     first = lines[0] if lines else text
     return re.sub(r"\S+\.py:\d+:\d+: (error|note): ", "", first)  # MLIR's location of the traced line

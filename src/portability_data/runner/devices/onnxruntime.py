@@ -164,6 +164,30 @@ def _needs_64_bits(arrays: list[Any]) -> bool:
     return any(wide(a.dtype) for a in arrays)
 
 
+def _captured_feeds(concrete: Any, model: Any, n_arguments: int) -> list[Any]:
+    """The values of the model's inputs beyond the function's arguments: tf2onnx's from_function
+    keeps a tensor the function closes over (a constant argument of the case, as the harness passes
+    a structure of tensors and Python values) as a model input named after its placeholder, not as
+    a constant (tf2onnx 1.17; found 2026-12-07: tf.nest.map_structure, TensorArray.concat, ...,
+    whose models ran with "Required inputs ... are missing from input feed"). The converted model is
+    the function; it takes its captured tensors as inputs, so they are fed, in the model's order.
+    A model input that is neither an argument nor an eager capture is left unfed (ONNX Runtime then
+    names it)."""
+    import numpy as np
+
+    placeholders = [tensor.name for tensor in concrete.graph.inputs]
+    captures = dict(
+        zip(placeholders[len(placeholders) - len(concrete.captured_inputs) :], concrete.captured_inputs)
+    )
+    feeds = []
+    for given in model.graph.input[n_arguments:]:
+        value = captures.get(given.name)
+        if value is None or not hasattr(value, "numpy") or value.dtype.name == "resource":
+            break
+        feeds.append(np.asarray(value.numpy()))
+    return feeds
+
+
 def _versions(*distributions: str) -> dict[str, str]:
     """The installed versions of the path's packages (jax2onnx has no __version__)."""
     from importlib import metadata
@@ -426,16 +450,17 @@ class _TensorFlowOnnxCall(_OnnxCall):
         retyped = _retyped_inputs(model, [spec.dtype.as_numpy_dtype for spec in tf.nest.flatten(specs)])
         if retyped:
             raise ExportError(self.tool, f"the model takes {'; '.join(retyped)}", "input retyped")
-        return _session(self.tool, model.SerializeToString()), concrete.structured_outputs
+        captured = _captured_feeds(concrete, model, len(tf.nest.flatten(specs)))
+        return _session(self.tool, model.SerializeToString()), concrete.structured_outputs, captured
 
     def run(self, built: Any, arrays: tuple) -> Any:
         import numpy as np
 
         tf = self.backend.tf
-        session, structure = built
+        session, structure, captured = built
         # a 0-d tensor's .numpy() is a NumPy scalar, which ONNX Runtime refuses as a feed: arrays only
         feeds = [np.asarray(a.numpy() if hasattr(a, "numpy") else a) for a in tf.nest.flatten(arrays)]
-        outputs = _ort_run(session, feeds)
+        outputs = _ort_run(session, feeds + captured)
         with tf.device(self.backend.handle()):
             tensors = [tf.constant(o) for o in outputs]
         return tf.nest.pack_sequence_as(structure, tensors)

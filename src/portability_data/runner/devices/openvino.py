@@ -40,6 +40,7 @@ from portability_data.runner.backends import (
 )
 from portability_data.runner.devices import DevicePath
 from portability_data.runner.devices.compiled_only import refuse_eager, require
+from portability_data.runner.devices.trace_errors import trace_error_cause
 
 INSTALL = 'pip install -e ".[openvino]" (openvino, pinned in pyproject.toml)'
 OV_DEVICE = "CPU"
@@ -56,17 +57,23 @@ class ExportStageError(RuntimeError):
     stage = ""
 
     def __init__(self, tool: str, error: BaseException | str) -> None:
-        text = (
-            f"{type(error).__name__}: {_summary(str(error))}" if isinstance(error, BaseException) else error
-        )
+        text = error
+        if isinstance(error, BaseException):  # a trace error's cause names its exception already
+            said, name = _summary(str(error)), type(error).__name__
+            text = said if said.startswith(f"{name}:") else f"{name}: {said}"
         super().__init__(f"{self.stage} ({tool}): {text}")
 
 
 def _summary(text: str) -> str:
     """OpenVINO's conversion report without its boilerplate: the summary lines (`-- No conversion
-    rule found for operations: BesselI0`) where it has them, else the whole message."""
+    rule found for operations: BesselI0`) where it has them; for tf.function's trace error ("in
+    user code:", the user's frames, then the cause) the cause (since 2026-12-07; it kept the frames
+    before); else the whole message."""
     lines = [line.removeprefix("-- ").strip() for line in text.splitlines() if line.startswith("-- ")]
-    return "; ".join(lines) if lines else text
+    if lines:
+        return "; ".join(lines)
+    cause = trace_error_cause(text)
+    return text if cause is None else cause
 
 
 class ExportError(ExportStageError):
