@@ -446,17 +446,21 @@ def test_a_tensor_the_function_closes_over_is_fed_to_the_model_tf2onnx_made_of_i
     out = timer(tf.nest.map_structure, lambda a, b: a + b, s1, s2)
     assert out[0].x.numpy().tolist() == [11.0, 22.0] and int(out[0].y) == 33 and float(out[1]["k"]) == 44.0
     assert timer.executions == ["compiled"]
+    # a captured bfloat16 tensor tf2onnx writes as float16, as it does an argument: named at export
+    from portability_data.runner.devices import onnxruntime
+
+    half = [tf.constant([1.5, 2.5], dtype=tf.bfloat16), 1]
+    with pytest.raises(onnxruntime.ExportError, match="as float16 for a bfloat16 array"):
+        timer(tf.nest.map_structure, lambda a: a * 2, half)
 
 
-@pytest.mark.parametrize("device", ["openvino", "openvino_f32"])
-def test_a_tensorflow_trace_error_on_openvino_is_its_cause(device: str, monkeypatch) -> None:
-    """Real tf.function under OpenVINO's TensorFlow frontend: a trace error reads "in user code:",
-    the user's frames, then the cause; the conversion stage's message is the cause, named once
-    (before 2026-12-07 it was the frames)."""
+@pytest.mark.parametrize("device", ["onnxruntime", "openvino"])
+def test_a_tensorflow_trace_error_on_an_export_path_is_its_cause(device: str, monkeypatch) -> None:
+    """Real tf.function under tf2onnx and OpenVINO's TensorFlow frontend: a trace error reads "in
+    user code:", the user's frames, then the cause; the export stage's message is the cause, named
+    once (before 2026-12-07 it was the frames)."""
     _needs("tensorflow", device)
     import tensorflow as tf
-
-    from portability_data.runner.devices import openvino
 
     def branches_on_a_tensor(t):
         if t > 0:  # a Python if on a 3-element tensor: autograph refuses the condition
@@ -465,10 +469,8 @@ def test_a_tensorflow_trace_error_on_openvino_is_its_cause(device: str, monkeypa
 
     monkeypatch.setenv("PORTABILITY_MODE", "compiled")
     call = devices.backend_for("tensorflow", device).compile(branches_on_a_tensor)
-    with pytest.raises(openvino.ExportError) as raised:
+    with pytest.raises(Exception, match="failed") as raised:
         call(tf.constant([1.0, -2.0, 3.0]))
     message = str(raised.value)
-    assert message.startswith(
-        "openvino conversion failed (openvino.convert_model): ValueError: condition of if statement"
-    ), message
+    assert "): ValueError: condition of if statement" in message and message.count("ValueError") == 1, message
     assert "in user code" not in message and "File " not in message

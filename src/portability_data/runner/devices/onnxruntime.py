@@ -41,6 +41,7 @@ from portability_data.runner.compile_cache import jax_cache_scope, plugin_cache_
 from portability_data.runner.devices import DevicePath
 from portability_data.runner.devices.compiled_only import refuse_eager, require
 from portability_data.runner.devices.nothing_to_export import ON_HOST, on_host_or_raise
+from portability_data.runner.devices.trace_errors import trace_error_cause
 
 PROVIDER = "CPUExecutionProvider"
 INSTALL = (
@@ -63,7 +64,8 @@ class ExportStageError(RuntimeError):
     def __init__(self, tool: str, error: BaseException | str, detail: str = "") -> None:
         if isinstance(error, BaseException):
             inner = _innermost(error)
-            text = f"{type(inner).__name__}: {inner}".strip()
+            cause = trace_error_cause(str(inner))  # a tf.function trace error: its cause, not its frames
+            text = cause if cause is not None else f"{type(inner).__name__}: {inner}".strip()
         else:
             text = error
         super().__init__(f"{self.stage} ({tool}){': ' + detail if detail else ''}: {text}")
@@ -447,10 +449,11 @@ class _TensorFlowOnnxCall(_OnnxCall):
             raise ExportError(
                 self.tool, f"no ONNX conversion for TensorFlow op(s) {', '.join(unknown)}", "unsupported op"
             )
-        retyped = _retyped_inputs(model, [spec.dtype.as_numpy_dtype for spec in tf.nest.flatten(specs)])
+        captured = _captured_feeds(concrete, model, len(tf.nest.flatten(specs)))
+        given = [spec.dtype.as_numpy_dtype for spec in tf.nest.flatten(specs)] + [c.dtype for c in captured]
+        retyped = _retyped_inputs(model, given)  # the arguments', and the captured tensors'
         if retyped:
             raise ExportError(self.tool, f"the model takes {'; '.join(retyped)}", "input retyped")
-        captured = _captured_feeds(concrete, model, len(tf.nest.flatten(specs)))
         return _session(self.tool, model.SerializeToString()), concrete.structured_outputs, captured
 
     def run(self, built: Any, arrays: tuple) -> Any:
