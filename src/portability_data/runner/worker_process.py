@@ -239,16 +239,11 @@ def _process_tree(root: int) -> Iterator[int]:
     while stack:
         pid = stack.pop()
         yield pid
-        try:
-            for task in os.listdir(f"/proc/{pid}/task"):
-                with open(f"/proc/{pid}/task/{task}/children") as handle:
-                    stack.extend(int(child) for child in handle.read().split())
-        except (OSError, ValueError):
-            continue
+        stack.extend(_children(pid))
 
 
 def _children(pid: int) -> list[int]:
-    """The direct children of a process, from /proc."""
+    """The direct children of a process, from /proc/<pid>/task/*/children ([] where it is gone)."""
     found: list[int] = []
     with contextlib.suppress(OSError, ValueError):
         for task in os.listdir(f"/proc/{pid}/task"):
