@@ -41,6 +41,14 @@ from portability_data.runner.backends import (
 from portability_data.runner.devices import DevicePath
 from portability_data.runner.devices.compiled_only import refuse_eager, require
 from portability_data.runner.devices.nothing_to_export import ON_HOST, on_host_or_raise
+from portability_data.runner.devices.tf_graph_mode import (
+    GraphRouteError,
+    deferred,
+    eagerly,
+    graph_key,
+    in_graph,
+    trace_in_graph,
+)
 from portability_data.runner.devices.trace_errors import trace_error_cause
 
 INSTALL = 'pip install -e ".[litert]" (ai-edge-litert, pinned in pyproject.toml)'
@@ -206,7 +214,7 @@ class ConvertedCall(CompiledCall):
             self.backend.conversions += 1
             try:
                 self.built[key] = self.build(arrays)
-            except (ExportError, ConvertError) as error:  # nothing to convert: on the host, or the error
+            except (ExportError, ConvertError, GraphRouteError) as error:  # nothing to convert, or error
                 result = on_host_or_raise(self, self.backend, self.fn, arrays, error)
                 self.built[key] = ON_HOST
                 return result
@@ -279,20 +287,41 @@ class TensorFlowLiteCall(ConvertedCall):
     def signature(self, arrays: tuple) -> Any:
         tf = self.backend.tf
         leaves = tf.nest.flatten(arrays)
-        return str(tf.nest.map_structure(lambda _: 0, arrays)), tuple(
-            (tuple(a.shape), a.dtype.name) for a in leaves
+        return (
+            str(tf.nest.map_structure(lambda _: 0, arrays)),
+            tuple((tuple(a.shape), a.dtype.name) for a in leaves),
+            graph_key(tf),  # a TF1 graph's conversion feeds that graph's tensors
         )
 
     def build(self, arrays: tuple) -> dict[str, Any]:
         tf = self.backend.tf
+        if in_graph(tf):
+            return self.build_in_graph(arrays)
         specs = tf.nest.map_structure(lambda a: tf.TensorSpec(a.shape, a.dtype), list(arrays))
         function = tf.function(self.fn)
         try:
             concrete = function.get_concrete_function(*specs)
         except Exception as error:
             raise ExportError("tf.function", error) from error
+        return self.convert(concrete, function)
+
+    def build_in_graph(self, arrays: tuple) -> dict[str, Any]:
+        """A call inside a TF1 graph: the function traced there, its body converted eagerly, run
+        when the session runs the graph (tf_graph_mode)."""
+        tf = self.backend.tf
         try:
-            converter = tf.lite.TFLiteConverter.from_concrete_functions([concrete], function)
+            body = trace_in_graph(tf, self.fn, arrays)
+        except GraphRouteError:
+            raise
+        except Exception as error:
+            raise ExportError("tf.function", error) from error
+        built = eagerly(lambda: self.convert(body.concrete(tf)))
+        return {**built, "body": body, "names": [n.split(":")[0] for n in body.output_names]}
+
+    def convert(self, concrete: Any, trackable: Any = None) -> dict[str, Any]:
+        tf = self.backend.tf
+        try:
+            converter = tf.lite.TFLiteConverter.from_concrete_functions([concrete], trackable)
             converter.target_spec.supported_ops = [tf.lite.OpsSet.TFLITE_BUILTINS] + (
                 [tf.lite.OpsSet.SELECT_TF_OPS] if self.select_tf_ops else []
             )
@@ -309,6 +338,9 @@ class TensorFlowLiteCall(ConvertedCall):
 
     def run(self, built: dict[str, Any], arrays: tuple) -> Any:
         tf = self.backend.tf
+        if "body" in built:
+            loaded, names = built["loaded"], built["names"]
+            return deferred(tf, built["body"], arrays, lambda feeds: loaded.run(feeds, names))
         feeds = [a.numpy() for a in tf.nest.flatten(arrays)]
         outputs = built["loaded"].run(feeds, built["names"])
         with tf.device(self.backend.handle()):

@@ -8,8 +8,7 @@ runs in the host's Python. When such a call fails to export it runs once on the 
 no array and no input tensor changed in place, it stays there and the subtest's execution is
 `not_routed`; any other call keeps its export-stage error (one that returns an array, changes an
 input in place, which an in-place op that failed to export does while returning None, or raises when
-run). onnxruntime.py holds the same rule (since 2026-12-06) in its own bytes, until its next
-re-measure moves it here; docs/DEVICE_PATHS.md says so.
+run). onnxruntime.py kept its own copy of this rule from 2026-12-06 until it imported this module.
 """
 
 from __future__ import annotations

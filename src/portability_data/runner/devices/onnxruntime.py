@@ -41,9 +41,26 @@ from portability_data.runner.compile_cache import jax_cache_scope, plugin_cache_
 from portability_data.runner.devices import DevicePath
 from portability_data.runner.devices.compiled_only import refuse_eager, require
 from portability_data.runner.devices.nothing_to_export import ON_HOST, on_host_or_raise
-from portability_data.runner.devices.trace_errors import trace_error_cause
+from portability_data.runner.devices.onnx_models import (
+    PROVIDER,
+    ExportError,
+    ExportStageError,
+    RuntimeLoadError,
+    RuntimeRunError,
+    open_session,
+    ort_run,
+    refuse_retyped_inputs,
+    unknown_ops,
+)
+from portability_data.runner.devices.tf_graph_mode import (
+    GraphRouteError,
+    deferred,
+    eagerly,
+    graph_key,
+    in_graph,
+    trace_in_graph,
+)
 
-PROVIDER = "CPUExecutionProvider"
 INSTALL = (
     'pip install -e ".[onnx]" (onnx, onnxruntime, onnxscript, tf2onnx, jax2onnx; pinned in pyproject.toml)'
 )
@@ -56,97 +73,6 @@ COMPILED_ONLY = (
 OPSETS = {"torch": 20, "tensorflow": 18, "jax": 23}
 
 
-class ExportStageError(RuntimeError):
-    """A stage of the export path failed; the message names the stage's tool and its own error."""
-
-    stage = ""
-
-    def __init__(self, tool: str, error: BaseException | str, detail: str = "") -> None:
-        if isinstance(error, BaseException):
-            inner = _innermost(error)
-            cause = trace_error_cause(str(inner))  # a tf.function trace error: its cause, not its frames
-            text = cause if cause is not None else f"{type(inner).__name__}: {inner}".strip()
-        else:
-            text = error
-        super().__init__(f"{self.stage} ({tool}){': ' + detail if detail else ''}: {text}")
-
-
-class ExportError(ExportStageError):
-    """The exporter could not turn the function into an ONNX model."""
-
-    stage = "export failed"
-
-
-class RuntimeLoadError(ExportStageError):
-    """ONNX Runtime could not load the exported model (no kernel for an op and dtype, invalid graph)."""
-
-    stage = "onnxruntime could not load the exported model"
-
-
-class RuntimeRunError(ExportStageError):
-    """ONNX Runtime loaded the model, and running it raised."""
-
-    stage = "onnxruntime failed running the exported model"
-
-
-def _innermost(error: BaseException) -> BaseException:
-    """The root of an exception's `raise ... from` chain (the exporter's own cause: torch.onnx's
-    DispatchError naming the op without a lowering under two ConversionErrors of boilerplate)."""
-    seen = {id(error)}
-    while error.__cause__ is not None and id(error.__cause__) not in seen:
-        error = error.__cause__
-        seen.add(id(error))
-    return error
-
-
-def _session(tool: str, model: bytes) -> Any:
-    """An ONNX Runtime session of the model on the CPU execution provider (RuntimeLoadError if not)."""
-    import onnxruntime as ort
-
-    options = ort.SessionOptions()
-    options.log_severity_level = 3  # errors only
-    try:
-        return ort.InferenceSession(model, sess_options=options, providers=[PROVIDER])
-    except Exception as error:
-        raise RuntimeLoadError(tool, error) from error
-
-
-def _unknown_ops(model: Any) -> list[str]:
-    """Ops of the model (subgraphs included) in ONNX's own domain that ONNX does not define: what
-    tf2onnx leaves in place of a TensorFlow op it cannot convert (it logs them and goes on)."""
-    import onnx
-
-    found: set[str] = set()
-
-    def walk(graph: Any) -> None:
-        for node in graph.node:
-            if node.domain in ("", "ai.onnx") and not onnx.defs.has(node.op_type):
-                found.add(node.op_type)
-            for attribute in node.attribute:
-                for sub in [*([attribute.g] if attribute.HasField("g") else []), *attribute.graphs]:
-                    walk(sub)
-
-    walk(model.graph)
-    return sorted(found)
-
-
-def _retyped_inputs(model: Any, dtypes: list[Any]) -> list[str]:
-    """The model's inputs whose ONNX element type is not the dtype of the array fed there: tf2onnx
-    writes a bfloat16 tensor as FLOAT16 (tf2onnx 1.17, tf_utils.py's dtype map), jax2onnx a float32
-    one as DOUBLE beside 64-bit inputs (`_needs_64_bits`): a model of another dtype than the
-    function's, which the function's array cannot be fed to."""
-    import numpy as np
-    from onnx import helper
-
-    found = []
-    for given, dtype in zip(model.graph.input, dtypes):
-        declared = given.type.tensor_type.elem_type
-        if declared != helper.np_dtype_to_tensor_dtype(np.dtype(dtype)):
-            wrote = helper.tensor_dtype_to_string(declared).removeprefix("TensorProto.").lower()
-            found.append(f"{given.name} as {wrote} for a {np.dtype(dtype).name} array")
-    return found
-
-
 def _needs_64_bits(arrays: list[Any]) -> bool:
     """jax2onnx's `enable_double_precision` for a function of these inputs and outputs: True where
     one is 64-bit (float64, complex128, int64, uint64). jax2onnx traces with JAX's x64 mode set to
@@ -156,7 +82,7 @@ def _needs_64_bits(arrays: list[Any]) -> bool:
     function exports as float32 even where a case turned x64 on (before 2026-12-07 it was the x64
     mode, and every float32 input of such a case was written as double and refused its array). A
     function mixing float32 with 64-bit types still gets its float32 inputs written as double:
-    `_retyped_inputs` names them."""
+    `retyped_inputs` names them."""
     import numpy as np
 
     def wide(dtype: Any) -> bool:
@@ -203,51 +129,6 @@ def _versions(*distributions: str) -> dict[str, str]:
     return found
 
 
-def _bfloat16(array: Any) -> bool:
-    return str(getattr(array, "dtype", "")) == "bfloat16"
-
-
-def _ort_run(session: Any, feeds: list[Any]) -> list[Any]:
-    """The session run on NumPy feeds. `InferenceSession.run` binds NumPy's own dtypes only, and a
-    bfloat16 array is ml_dtypes' user-defined type (NumPy type 256): where an input or output is
-    bfloat16 the feeds go in as OrtValues (a bfloat16 one made from the array's bits with ONNX's
-    BFLOAT16 element type) and each bfloat16 output's bits are copied out of its OrtValue (ONNX
-    Runtime has no NumPy type for it) into an ml_dtypes bfloat16 array."""
-    import ctypes
-    import math
-
-    import ml_dtypes
-    import numpy as np
-    import onnxruntime as ort
-
-    inputs, outputs = session.get_inputs(), session.get_outputs()
-    if not any(_bfloat16(a) for a in feeds) and all(o.type != "tensor(bfloat16)" for o in outputs):
-        return list(session.run(None, {i.name: v for i, v in zip(inputs, feeds)}))
-    from onnx import TensorProto
-
-    def ort_value(array: Any) -> Any:
-        if _bfloat16(array):
-            bits = np.ascontiguousarray(array).view(np.uint16)
-            return ort.OrtValue.ortvalue_from_numpy_with_onnx_type(bits, TensorProto.BFLOAT16)
-        return ort.OrtValue.ortvalue_from_numpy(np.ascontiguousarray(array))
-
-    results = session.run_with_ort_values(
-        [o.name for o in outputs], {i.name: ort_value(v) for i, v in zip(inputs, feeds)}
-    )
-    arrays = []
-    for value in results:
-        if value.is_tensor() and value.data_type() == "tensor(bfloat16)":
-            shape = value.shape()
-            count = math.prod(shape)
-            bits = np.zeros(count, dtype=np.uint16)
-            if count:
-                bits[:] = np.ctypeslib.as_array((ctypes.c_uint16 * count).from_address(value.data_ptr()))
-            arrays.append(bits.view(ml_dtypes.bfloat16).reshape(shape))
-        else:
-            arrays.append(value.numpy())
-    return arrays
-
-
 class _OnnxCall(CompiledCall):
     """The export path's compiled call: one exported model and session per input signature. The
     whole function is one ONNX graph or the call raises, so its execution is `compiled`."""
@@ -265,7 +146,7 @@ class _OnnxCall(CompiledCall):
             self.backend.exports += 1
             try:
                 self.built[key] = self.build(arrays)
-            except ExportError as error:  # nothing to export: on the host, or the error
+            except (ExportError, GraphRouteError) as error:  # nothing to export: host, or the error
                 result = on_host_or_raise(self, self.backend, self.fn, arrays, error)
                 self.built[key] = ON_HOST
                 return result
@@ -368,7 +249,7 @@ class _TorchOnnxCall(_OnnxCall):
         except Exception as error:
             raise ExportError(self.tool, error) from error
         try:
-            program.initialize_inference_session(lambda model: _session(self.tool, model))
+            program.initialize_inference_session(lambda model: open_session(self.tool, model))
         except ExportStageError:
             raise
         except Exception as error:  # serialising the model
@@ -427,14 +308,18 @@ class _TensorFlowOnnxCall(_OnnxCall):
     def signature(self, arrays: tuple) -> Any:
         tf = self.backend.tf
         leaves = tf.nest.flatten(arrays)
-        return str(tf.nest.map_structure(lambda _: 0, arrays)), tuple(
-            (tuple(a.shape), a.dtype.name) for a in leaves
+        return (
+            str(tf.nest.map_structure(lambda _: 0, arrays)),
+            tuple((tuple(a.shape), a.dtype.name) for a in leaves),
+            graph_key(tf),  # a TF1 graph's conversion feeds that graph's tensors
         )
 
     def build(self, arrays: tuple) -> Any:
         tf = self.backend.tf
         import tf2onnx
 
+        if in_graph(tf):
+            return self.build_in_graph(arrays)
         specs = tf.nest.map_structure(lambda a: tf.TensorSpec(a.shape, a.dtype), list(arrays))
         function = tf.function(self.fn)
         try:
@@ -444,29 +329,69 @@ class _TensorFlowOnnxCall(_OnnxCall):
             )
         except Exception as error:
             raise ExportError(self.tool, error) from error
-        unknown = _unknown_ops(model)
+        unknown = unknown_ops(model)
         if unknown:
             raise ExportError(
                 self.tool, f"no ONNX conversion for TensorFlow op(s) {', '.join(unknown)}", "unsupported op"
             )
         captured = _captured_feeds(concrete, model, len(tf.nest.flatten(specs)))
         given = [spec.dtype.as_numpy_dtype for spec in tf.nest.flatten(specs)] + [c.dtype for c in captured]
-        retyped = _retyped_inputs(model, given)  # the arguments', and the captured tensors'
-        if retyped:
-            raise ExportError(self.tool, f"the model takes {'; '.join(retyped)}", "input retyped")
-        return _session(self.tool, model.SerializeToString()), concrete.structured_outputs, captured
+        refuse_retyped_inputs(self.tool, model, given)  # the arguments', and the captured tensors'
+        return open_session(self.tool, model.SerializeToString()), concrete.structured_outputs, captured, None
+
+    def build_in_graph(self, arrays: tuple) -> Any:
+        """A call inside a TF1 graph: the function traced there, its body (captures as inputs)
+        converted by tf2onnx's from_graph_def in an eager thread, run when the session runs the
+        graph (tf_graph_mode)."""
+        tf = self.backend.tf
+        import tf2onnx
+
+        try:
+            body = trace_in_graph(tf, self.fn, arrays)
+        except GraphRouteError:
+            raise
+        except Exception as error:
+            raise ExportError(self.tool, error) from error
+
+        def convert() -> Any:
+            try:
+                model, _ = tf2onnx.convert.from_graph_def(
+                    body.graph_def,
+                    input_names=body.input_names,
+                    output_names=body.output_names,
+                    opset=OPSETS["tensorflow"],
+                )
+            except Exception as error:
+                raise ExportError(self.tool, error) from error
+            unknown = unknown_ops(model)
+            if unknown:
+                said = f"no ONNX conversion for TensorFlow op(s) {', '.join(unknown)}"
+                raise ExportError(self.tool, said, "unsupported op")
+            refuse_retyped_inputs(self.tool, model, [dtype.as_numpy_dtype for dtype in body.input_dtypes])
+            return open_session(self.tool, model.SerializeToString())
+
+        return eagerly(convert), body.structure, [], body
 
     def run(self, built: Any, arrays: tuple) -> Any:
         import numpy as np
 
         tf = self.backend.tf
-        session, structure, captured = built
+        session, structure, captured, body = built
+        if body is not None:
+            return deferred(tf, body, arrays, lambda feeds: self.run_session(session, feeds))
         # a 0-d tensor's .numpy() is a NumPy scalar, which ONNX Runtime refuses as a feed: arrays only
         feeds = [np.asarray(a.numpy() if hasattr(a, "numpy") else a) for a in tf.nest.flatten(arrays)]
-        outputs = _ort_run(session, feeds + captured)
+        outputs = ort_run(session, feeds + captured)
         with tf.device(self.backend.handle()):
             tensors = [tf.constant(o) for o in outputs]
         return tf.nest.pack_sequence_as(structure, tensors)
+
+    def run_session(self, session: Any, feeds: list[Any]) -> list[Any]:
+        """The session on a TF1 graph's values, when the graph runs (its error names the stage)."""
+        try:
+            return ort_run(session, feeds)
+        except Exception as error:
+            raise RuntimeRunError(self.tool, error) from error
 
 
 class TensorFlowOnnxRuntime(_OnnxBackendMixin, TensorFlowBackend):
@@ -520,10 +445,8 @@ class _JaxOnnxCall(_OnnxCall):
             )
         except Exception as error:
             raise ExportError(self.tool, error) from error
-        retyped = _retyped_inputs(model, [spec.dtype for spec in specs])
-        if retyped:
-            raise ExportError(self.tool, f"the model takes {'; '.join(retyped)}", "input retyped")
-        return _session(self.tool, model.SerializeToString()), jax.tree_util.tree_structure(shapes)
+        refuse_retyped_inputs(self.tool, model, [spec.dtype for spec in specs])
+        return open_session(self.tool, model.SerializeToString()), jax.tree_util.tree_structure(shapes)
 
     def run(self, built: Any, arrays: tuple) -> Any:
         import numpy as np
@@ -533,7 +456,7 @@ class _JaxOnnxCall(_OnnxCall):
         # each array as jax.jit takes it in this x64 mode (a float64 NumPy array is float32 without x64)
         leaves = jax.tree_util.tree_leaves(arrays)
         feeds = [np.asarray(a, jax.dtypes.canonicalize_dtype(a.dtype)) for a in leaves]
-        outputs = _ort_run(session, feeds)
+        outputs = ort_run(session, feeds)
         return jax.tree_util.tree_unflatten(tree, [jax.device_put(o, self.backend.handle()) for o in outputs])
 
 

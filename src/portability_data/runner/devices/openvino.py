@@ -40,6 +40,15 @@ from portability_data.runner.backends import (
 )
 from portability_data.runner.devices import DevicePath
 from portability_data.runner.devices.compiled_only import refuse_eager, require
+from portability_data.runner.devices.tf_graph_mode import (
+    GraphBody,
+    GraphRouteError,
+    deferred,
+    eagerly,
+    graph_key,
+    in_graph,
+    trace_in_graph,
+)
 from portability_data.runner.devices.trace_errors import trace_error_cause
 
 INSTALL = 'pip install -e ".[openvino]" (openvino, pinned in pyproject.toml)'
@@ -254,34 +263,66 @@ class _TensorFlowOpenVinoCall(CompiledCall):
         key = (
             str(tf.nest.map_structure(lambda _: 0, arrays)),
             tuple((tuple(a.shape), a.dtype.name) for a in leaves),
+            graph_key(tf),  # a TF1 graph's conversion feeds that graph's tensors
         )
         if key not in self.built:
             self.backend.compiles += 1
-            self.built[key] = self.build(arrays)
-        compiled, structure = self.built[key]
-        try:
-            result = compiled([a.numpy() for a in leaves])
-            outputs = [result[port] for port in compiled.outputs]
-        except Exception as error:
-            raise RuntimeRunError(self.tool, error) from error
+            self.built[key] = self.build_in_graph(arrays) if in_graph(tf) else self.build(arrays)
+        compiled, structure, body = self.built[key]
+        if body is not None:
+            return deferred(tf, body, arrays, lambda feeds: self.infer(compiled, feeds, body))
+        outputs = self.infer(compiled, [a.numpy() for a in leaves])
         with tf.device(self.backend.handle()):
             return tf.nest.pack_sequence_as(structure, [tf.constant(o) for o in outputs])
 
-    def build(self, arrays: tuple) -> Any:
-        import openvino
+    def infer(self, compiled: Any, feeds: list[Any], body: GraphBody | None = None) -> list[Any]:
+        """The compiled model's outputs for flat NumPy inputs (RuntimeRunError if it raises); a
+        GraphDef's model takes and gives them by tensor name (the frontend orders them itself)."""
+        try:
+            if body is None:
+                result = compiled(feeds)
+                return [result[port] for port in compiled.outputs]
+            taken = {name for port in compiled.inputs for name in port.get_names()}
+            result = compiled({n: v for n, v in zip(body.input_names, feeds) if n in taken})
+            ports = {name: port for port in compiled.outputs for name in port.get_names()}
+            return [result[ports[name]] for name in body.output_names]
+        except Exception as error:
+            raise RuntimeRunError(self.tool, error) from error
 
+    def build(self, arrays: tuple) -> Any:
         tf = self.backend.tf
         specs = tf.nest.map_structure(lambda a: tf.TensorSpec(a.shape, a.dtype), list(arrays))
         try:
             concrete = tf.function(self.fn).get_concrete_function(*specs)
-            model = openvino.convert_model(concrete)
+        except Exception as error:
+            raise ExportError(self.tool, error) from error
+        return self.convert(concrete), concrete.structured_outputs, None
+
+    def build_in_graph(self, arrays: tuple) -> Any:
+        """A call inside a TF1 graph: the function traced there, its body (a GraphDef, captures as
+        inputs) converted in an eager thread, run when the session runs the graph (tf_graph_mode)."""
+        tf = self.backend.tf
+        try:
+            body = trace_in_graph(tf, self.fn, arrays)
+        except GraphRouteError:
+            raise
+        except Exception as error:
+            raise ExportError(self.tool, error) from error
+        return eagerly(lambda: self.convert(body.graph_def)), body.structure, body
+
+    def convert(self, function: Any) -> Any:
+        """The concrete function (or a TF1 graph's GraphDef) converted by OpenVINO and compiled for
+        its CPU plugin."""
+        import openvino
+
+        try:
+            model = openvino.convert_model(function)
         except Exception as error:
             raise ExportError(self.tool, error) from error
         try:
-            compiled = openvino.Core().compile_model(model, OV_DEVICE, self.backend.config)
+            return openvino.Core().compile_model(model, OV_DEVICE, self.backend.config)
         except Exception as error:
             raise RuntimeLoadError(self.tool, error) from error
-        return compiled, concrete.structured_outputs
 
 
 class TensorFlowOpenVino(_OpenVinoBackendMixin, TensorFlowBackend):

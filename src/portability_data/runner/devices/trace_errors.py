@@ -1,9 +1,9 @@
 """The cause of a tf.function trace error, shared by the paths that trace TensorFlow functions
-(LiteRT's converter, OpenVINO's TensorFlow frontend): the exception reads "in user code:", the
-user's frames, then the cause (`ValueError: ...`), which TF may follow with the frames where a
-variable was "Originally defined at:". A row's message is the cause, not the frames. Kept out of
-the path modules so that each path's digest holds it once (runner/provenance.py hashes a path's
-module with the path modules it imports).
+(LiteRT's converter, tf2onnx for ONNX Runtime, OpenVINO's TensorFlow frontend): the exception reads
+"in user code:", the user's frames, then the cause (`ValueError: ...`), which TF may follow with the
+frames where a variable was "Originally defined at:". A row's message is the cause, not the frames.
+Kept out of the path modules so that each path's digest holds it once (runner/provenance.py hashes
+a path's module with the path modules it imports).
 """
 
 from __future__ import annotations

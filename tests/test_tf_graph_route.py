@@ -1,0 +1,87 @@
+"""TensorFlow functions called inside a TF1 graph on the paths that convert them (runner/devices/
+tf_graph_mode.py): real TensorFlow, TFLite's converter and LiteRT, tf2onnx and ONNX Runtime,
+OpenVINO. tf.compat.v1 code calls the function with the graph's symbolic tensors and runs the result
+with a Session; before 2026-12-07 the harness handed the converters a function traced in that graph
+("numpy() is only available when eager execution is enabled") and the runtimes symbolic tensors,
+and 250 such subtests were labelled the paths' failures."""
+
+from __future__ import annotations
+
+import pytest
+
+from portability_data.runner import devices
+
+PACKAGES = {
+    "litert": ("ai_edge_litert",),
+    "litert_flex": ("ai_edge_litert",),
+    "onnxruntime": ("onnx", "onnxruntime", "tf2onnx"),
+    "openvino": ("openvino",),
+    "openvino_f32": ("openvino",),
+}
+PATHS = sorted(PACKAGES)
+
+
+def _timer(device: str, monkeypatch):
+    pytest.importorskip("tensorflow")
+    for name in PACKAGES[device]:
+        pytest.importorskip(name, reason=f"{name} is not installed (the {device} path's extra)")
+    from portability_data.runner.timing import Timer
+
+    monkeypatch.setenv("PORTABILITY_MODE", "compiled")
+    return Timer(devices.backend_for("tensorflow", device), "compiled", 0)
+
+
+@pytest.mark.parametrize("device", PATHS)
+def test_a_function_called_in_a_tf1_graph_runs_converted_when_the_session_runs(device, monkeypatch) -> None:
+    """The function reads the graph's global step (a variable, initialised and changed after the
+    call) and closes over a constant of the graph: the session's result is the converted model's,
+    on the values the session has when it runs."""
+    timer = _timer(device, monkeypatch)
+    import numpy as np
+    import tensorflow as tf
+
+    v1 = tf.compat.v1
+    graph = tf.Graph()
+    with graph.as_default():
+        step = v1.train.create_global_step()
+        offset = tf.constant([0.5, 0.25], tf.float32)  # an outer graph tensor the function closes over
+
+        def scaled(x):
+            return x * tf.cast(v1.train.get_global_step().read_value(), x.dtype) + offset
+
+        out = timer(scaled, tf.constant([1.0, -2.0], tf.float32))
+        bump = v1.assign_add(step, 3)
+        init = v1.global_variables_initializer()
+    assert timer.executions == ["compiled"]
+    # the call's place in the graph is the converted model, not TensorFlow's function call
+    ops = {op.type for op in graph.get_operations()}
+    assert any(op.name.startswith("converted_model") for op in graph.get_operations())
+    assert not ops & {"StatefulPartitionedCall", "PartitionedCall"}, ops
+    with v1.Session(graph=graph) as session:
+        session.run(init)
+        np.testing.assert_allclose(session.run(out), [0.5, 0.25])
+        session.run(bump)
+        np.testing.assert_allclose(session.run(out), [3.5, -5.75])
+
+
+@pytest.mark.parametrize("device", PATHS)
+def test_a_function_writing_a_graph_variable_is_not_measured_and_says_why(device, monkeypatch) -> None:
+    """A converted model cannot change a session's variable: the route refuses the function, and the
+    row says "not measured" (rule harness_tf1_graph_route), not the path's failure."""
+    timer = _timer(device, monkeypatch)
+    import tensorflow as tf
+
+    from portability_data.runner import failures
+    from portability_data.runner.devices.tf_graph_mode import GraphRouteError
+
+    v1 = tf.compat.v1
+    with tf.Graph().as_default():
+        counter = v1.get_variable("counter", initializer=tf.constant(1.0), use_resource=True)
+
+        def counts(x):
+            return counter.assign_add(x)
+
+        with pytest.raises(GraphRouteError, match=r"not measured: .* graph variable counter") as raised:
+            timer(counts, tf.constant(2.0))
+    category = failures.classify_failure("tensorflow", "GraphRouteError", str(raised.value))
+    assert category == ("harness", "harness_tf1_graph_route")
