@@ -17,23 +17,31 @@ def limit_message(outcome: str, spec: RunSpec) -> str:
     return f"worker resident memory passed the cap of {spec.memory_mb} MB"
 
 
+def _kind(fault: Exception) -> tuple[str, str, str]:
+    """(outcome, error type, moment of its last words) of a worker fault: the one dispatch on its
+    class, for the row (describe_fault) and for where it was (runner.last_words)."""
+    if isinstance(fault, WorkerHung):
+        return "timeout", "Timeout", "timeout"
+    if isinstance(fault, WorkerOverMemory):
+        return "memory", "MemoryCapExceeded", "memory cap"
+    return "crashed", "WorkerCrashed", "crash"
+
+
 def fault_moment(fault: Exception) -> str:
     """The moment a worker's last words are of (runner.last_words)."""
-    if isinstance(fault, WorkerHung):
-        return "timeout"
-    return "memory cap" if isinstance(fault, WorkerOverMemory) else "crash"
+    return _kind(fault)[2]
 
 
 def describe_fault(fault: Exception, spec: RunSpec, where: str | None = None) -> tuple[str, str, str]:
     """(outcome, error type, message) of a subtest that took its worker down; `where`: the
     worker's last words (where it was), appended when it left some."""
-    if isinstance(fault, WorkerHung):
-        described = ("timeout", "Timeout", limit_message("timeout", spec))
-    elif isinstance(fault, WorkerOverMemory):
-        described = ("memory", "MemoryCapExceeded", f"{fault} of {spec.memory_mb} MB")
+    outcome, error_type, _ = _kind(fault)
+    if outcome == "timeout":
+        message = limit_message("timeout", spec)
+    elif outcome == "memory":
+        message = f"{fault} of {spec.memory_mb} MB"
     else:
-        described = ("crashed", "WorkerCrashed", str(fault))
-    outcome, error_type, message = described
+        message = str(fault)
     return outcome, error_type, f"{message}; {where}" if where else message
 
 
