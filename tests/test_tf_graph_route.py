@@ -85,3 +85,39 @@ def test_a_function_writing_a_graph_variable_is_not_measured_and_says_why(device
             timer(counts, tf.constant(2.0))
     category = failures.classify_failure("tensorflow", "GraphRouteError", str(raised.value))
     assert category == ("harness", "harness_tf1_graph_route")
+
+
+@pytest.mark.parametrize("device", PATHS)
+def test_the_graph_s_order_and_a_gradient_that_is_none_are_kept(device, monkeypatch) -> None:
+    """A body that runs after an initializer of the graph (its control dependency) reads the
+    variables after it, as tf.function in the graph does; an output that is None (an unconnected
+    gradient) stays None beside the model's outputs; a placeholder of unknown rank is a signature
+    like any other (the path's converter, not the harness, answers for it)."""
+    timer = _timer(device, monkeypatch)
+    import numpy as np
+    import tensorflow as tf
+
+    v1 = tf.compat.v1
+    graph = tf.Graph()
+    with graph.as_default():
+        weights = v1.get_variable("w", initializer=tf.constant([2.0, 3.0]))
+
+        def initialised_then_read():
+            with tf.control_dependencies([v1.global_variables_initializer()]):
+                return weights.read_value() * 2.0
+
+        doubled = timer(initialised_then_read)
+
+        def gradients(x, unused):
+            return v1.gradients(tf.reduce_sum(x * x), [x, unused])
+
+        grad_x, grad_unused = timer(gradients, tf.constant([1.0, -1.5]), tf.constant(4.0))
+        unknown = v1.placeholder(tf.float32, shape=None)
+        try:
+            timer(lambda t: t + 1.0, unknown)
+        except Exception as error:  # the converter's answer; never the harness's signature
+            assert "Cannot iterate over a shape" not in str(error), error
+    assert grad_unused is None
+    with v1.Session(graph=graph) as session:  # no initializer run here: the body runs it first
+        np.testing.assert_allclose(session.run(doubled), [4.0, 6.0])
+        np.testing.assert_allclose(session.run(grad_x), [2.0, -3.0])

@@ -310,7 +310,7 @@ class _TensorFlowOnnxCall(_OnnxCall):
         leaves = tf.nest.flatten(arrays)
         return (
             str(tf.nest.map_structure(lambda _: 0, arrays)),
-            tuple((tuple(a.shape), a.dtype.name) for a in leaves),
+            tuple((str(a.shape), a.dtype.name) for a in leaves),  # str: a graph tensor's rank may be unknown
             graph_key(tf),  # a TF1 graph's conversion feeds that graph's tensors
         )
 

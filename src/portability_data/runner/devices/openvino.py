@@ -262,7 +262,7 @@ class _TensorFlowOpenVinoCall(CompiledCall):
         leaves = tf.nest.flatten(arrays)
         key = (
             str(tf.nest.map_structure(lambda _: 0, arrays)),
-            tuple((tuple(a.shape), a.dtype.name) for a in leaves),
+            tuple((str(a.shape), a.dtype.name) for a in leaves),  # str: a graph tensor's rank may be unknown
             graph_key(tf),  # a TF1 graph's conversion feeds that graph's tensors
         )
         if key not in self.built:

@@ -84,6 +84,7 @@ class GraphBody:
     output_shapes: list[Any]
     structure: Any  # the traced function's structured outputs
     captures: list[Any] = field(default_factory=list)
+    controls: list[Any] = field(default_factory=list)  # outer ops the body runs after
 
     def concrete(self, tf: Any) -> Any:
         """The body as an eager ConcreteFunction of its inputs (call inside `eagerly`)."""
@@ -115,6 +116,9 @@ def trace_in_graph(tf: Any, fn: Callable[..., Any], arrays: tuple) -> GraphBody:
     externals = list(concrete.captured_inputs)
     placeholders = body.inputs[len(body.inputs) - len(externals) :]
     variables = _variables_by_handle(tf, outer)
+    # ops of the graph the body runs after (`tf.control_dependencies` on an initializer, an
+    # update): the captures are read, and the model runs, after them, as the body would
+    controls = list(body.function_captures.control)  # FuncGraph.control_captures before TF 2.13
     graph_def = body.as_graph_def()
     nodes = {node.name: node for node in graph_def.node}
     resource = tf.resource.as_datatype_enum
@@ -122,7 +126,8 @@ def trace_in_graph(tf: Any, fn: Callable[..., Any], arrays: tuple) -> GraphBody:
     for external, placeholder in zip(externals, placeholders):
         name = placeholder.op.name
         if external.dtype != tf.resource:
-            captures.append(external)
+            with tf.control_dependencies(controls):
+                captures.append(tf.identity(external))
             continue
         variable = variables.get(external.name)
         if variable is None:
@@ -133,7 +138,8 @@ def trace_in_graph(tf: Any, fn: Callable[..., Any], arrays: tuple) -> GraphBody:
         for extra in ("_handle_data", "_user_specified_name"):
             node.attr.pop(extra, None)
         read_from[name] = variable
-        captures.append(variable.read_value())
+        with tf.control_dependencies(controls):
+            captures.append(variable.read_value())
     for node in graph_def.node:
         uses = [source for source in node.input if source.split(":")[0].lstrip("^") in read_from]
         if not uses:
@@ -156,7 +162,16 @@ def trace_in_graph(tf: Any, fn: Callable[..., Any], arrays: tuple) -> GraphBody:
         output_shapes=[tensor.shape for tensor in body.outputs],
         structure=concrete.structured_outputs,
         captures=captures,
+        controls=controls,
     )
+
+
+def packed(tf: Any, structure: Any, outputs: list[Any]) -> Any:
+    """The outputs in the traced function's structure, whose leaves that are not tensors (a
+    gradient that is None) stay as they were: a model has an output per tensor only."""
+    given = iter(outputs)
+    leaves = [next(given) if tf.is_tensor(leaf) else leaf for leaf in tf.nest.flatten(structure)]
+    return tf.nest.pack_sequence_as(structure, leaves)
 
 
 def deferred(tf: Any, body: GraphBody, arrays: tuple, run: Callable[[list[Any]], list[Any]]) -> Any:
@@ -167,8 +182,11 @@ def deferred(tf: Any, body: GraphBody, arrays: tuple, run: Callable[[list[Any]],
     def call(*values: Any) -> list[Any]:
         return [np.asarray(out) for out in run([np.asarray(value) for value in values])]
 
+    if not body.output_names:  # nothing for a model to compute: the body's ops, if any, did it
+        return packed(tf, body.structure, [])
     feeds = list(tf.nest.flatten(arrays)) + body.captures
-    outputs = tf.numpy_function(call, feeds, body.output_dtypes, stateful=True, name="converted_model")
+    with tf.control_dependencies(body.controls):
+        outputs = tf.numpy_function(call, feeds, body.output_dtypes, stateful=True, name="converted_model")
     for output, shape in zip(outputs, body.output_shapes):
         output.set_shape(shape)
-    return tf.nest.pack_sequence_as(body.structure, list(outputs))
+    return packed(tf, body.structure, list(outputs))
