@@ -1,14 +1,19 @@
-"""A call with nothing to export, for the paths that export, convert or lower a function before a
-runtime runs it (litert, executorch, iree and the paths built on them). Not a path (no PATH): a path
-module that imports it has these bytes in its harness digest.
+"""What an export stage's failure is when the call, run on the host, says more: for the paths that
+export, convert or lower a function before a runtime runs it (litert, executorch, iree,
+onnxruntime, openvino and the paths built on them). Not a path (no PATH): a path module that imports
+it has these bytes in its harness digest.
 
-`torch.is_grad_enabled()`, `Tensor.size()`, `tf.executing_eagerly()`: a call whose result holds no
-array and that changes no input computes nothing a model could hold, so beside an exported model it
-runs in the host's Python. When such a call fails to export it runs once on the host: if it returns
-no array and no input tensor changed in place, it stays there and the subtest's execution is
-`not_routed`; any other call keeps its export-stage error (one that returns an array, changes an
-input in place, which an in-place op that failed to export does while returning None, or raises when
-run). onnxruntime.py kept its own copy of this rule from 2026-12-06 until it imported this module.
+When the export fails, the call runs once on the host:
+- nothing to export: `torch.is_grad_enabled()`, `Tensor.size()`, `tf.executing_eagerly()`, a call
+  whose result holds no array and that changes no input in place, computes nothing a model could
+  hold, so beside an exported model it runs in the host's Python: it stays there and the subtest's
+  execution is `not_routed`;
+- the function's own refusal: where it raises, on the host, the exception the export stage met
+  (a dtype check while tracing, as eagerly), that exception is raised as itself (`own_refusal`);
+- anything else keeps its export-stage error: a call that returns an array, changes an input in
+  place (which an in-place op that failed to export does while returning None), or raises
+  something else.
+onnxruntime.py kept its own copy of the first rule from 2026-12-06 until it imported this module.
 """
 
 from __future__ import annotations
@@ -47,13 +52,33 @@ def versions_of(backend: Any, arrays: tuple) -> tuple:
     )
 
 
+def own_refusal(error: Exception, raised: Exception) -> bool:
+    """Whether an export stage's error is the function's own refusal of the input: a cause in its
+    chain is of the type the function raises on the host, and holds its message (`TypeError: x and y
+    must have the same dtype` while tracing, as eagerly). A tool that traces the function raises it
+    as the function does, so a case that expects the refusal sees it; the harness's stage error
+    around it turned every such subtest into the path's failure (found 2026-12-07: ~430 subtests of
+    the export paths that pass on the CPU, TensorFlow's dtype checks above all)."""
+    said = str(raised).strip()
+    cause, seen = error.__cause__, set()
+    while cause is not None and id(cause) not in seen:
+        if type(cause) is type(raised) and said and said in str(cause):
+            return True
+        seen.add(id(cause))
+        cause = cause.__cause__
+    return False
+
+
 def on_host_or_raise(call: Any, backend: Any, fn: Callable[..., Any], arrays: tuple, error: Exception) -> Any:
     """`fn(*arrays)` run on the host, with `call.execution` set to `not_routed`, where it returns no
-    array and changes no input in place; else `error` (the export stage's) raised."""
+    array and changes no input in place; the function's own exception where it raises the one the
+    export stage met (`own_refusal`); else `error` (the export stage's) raised."""
     before = versions_of(backend, arrays)
     try:
         result = fn(*arrays)
-    except Exception:
+    except Exception as raised:
+        if own_refusal(error, raised):
+            raise raised from error
         raise error from None
     if holds_array(backend, result) or versions_of(backend, arrays) != before:
         raise error

@@ -40,6 +40,7 @@ from portability_data.runner.backends import (
 )
 from portability_data.runner.devices import DevicePath
 from portability_data.runner.devices.compiled_only import refuse_eager, require
+from portability_data.runner.devices.nothing_to_export import ON_HOST, on_host_or_raise
 from portability_data.runner.devices.tf_graph_mode import (
     GraphBody,
     GraphRouteError,
@@ -267,8 +268,15 @@ class _TensorFlowOpenVinoCall(CompiledCall):
         )
         if key not in self.built:
             self.backend.compiles += 1
-            self.built[key] = self.build_in_graph(arrays) if in_graph(tf) else self.build(arrays)
+            try:
+                self.built[key] = self.build_in_graph(arrays) if in_graph(tf) else self.build(arrays)
+            except (ExportError, GraphRouteError) as error:  # nothing to convert, the function's own
+                result = on_host_or_raise(self, self.backend, self.fn, arrays, error)  # refusal, or error
+                self.built[key] = ON_HOST, None, None
+                return result
         compiled, structure, body = self.built[key]
+        if compiled is ON_HOST:
+            return self.fn(*arrays)
         if body is not None:
             return deferred(tf, body, arrays, lambda feeds: self.infer(compiled, feeds, body))
         outputs = self.infer(compiled, [a.numpy() for a in leaves])
