@@ -474,3 +474,33 @@ def test_a_tensorflow_trace_error_on_an_export_path_is_its_cause(device: str, mo
     message = str(raised.value)
     assert "): ValueError: condition of if statement" in message and message.count("ValueError") == 1, message
     assert "in user code" not in message and "File " not in message
+
+
+@pytest.mark.parametrize(
+    ("device", "function"),
+    [("onnxruntime", "sets.intersection"), ("openvino", "linspace"), ("openvino_f32", "linspace")],
+)
+def test_a_tensorflow_result_comes_back_in_the_function_s_own_structure(device, function, monkeypatch):
+    """Real tf2onnx / OpenVINO: a SparseTensor result comes back from its three component outputs
+    (tf.sets.intersection on ONNX Runtime), and a model to which OpenVINO's frontend gave more
+    outputs than the function has (tnp.linspace: 4 for 1) is read by the function's output names
+    (before 2026-12-07 both failed packing the outputs: "The target structure is of type ...")."""
+    _needs("tensorflow", device)
+    import numpy as np
+    import tensorflow as tf
+
+    from portability_data.runner.timing import Timer
+
+    monkeypatch.setenv("PORTABILITY_MODE", "compiled")
+    timer = Timer(devices.backend_for("tensorflow", device), "compiled", 0)
+    if function == "sets.intersection":
+        a = tf.constant([[1, 2, 3], [4, 5, 6]], tf.int64)
+        b = tf.constant([[2, 3, 9], [6, 7, 4]], tf.int64)
+        got = timer(tf.sets.intersection, a, b)
+        assert isinstance(got, tf.SparseTensor)
+        expected = tf.sparse.to_dense(tf.sets.intersection(a, b))
+        assert tf.sparse.to_dense(got).numpy().tolist() == expected.numpy().tolist() == [[2, 3], [4, 6]]
+    else:
+        got = timer(lambda start: tf.experimental.numpy.linspace(start, 5.0, num=4), tf.constant(2.0))
+        np.testing.assert_allclose(got.numpy(), [2.0, 3.0, 4.0, 5.0], rtol=1e-6)
+    assert timer.executions == ["compiled"]

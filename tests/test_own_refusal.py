@@ -58,10 +58,8 @@ def _three_values(x):
     return x * 2
 
 
-
-
 @pytest.mark.parametrize(("framework", "device"), sorted(PATHS))
-def test_a_function_refusing_its_input_raises_its_own_error_on_the_path(framework, device, monkeypatch) -> None:
+def test_a_function_refusing_its_input_raises_its_own_error_on_the_path(framework, device, monkeypatch):
     timer = _timer(framework, device, monkeypatch)
     with pytest.raises(ValueError, match="needs 3 values, got 2") as raised:
         timer(_three_values, _array(framework, [1.0, 2.0]))

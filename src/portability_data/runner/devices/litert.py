@@ -47,6 +47,7 @@ from portability_data.runner.devices.tf_graph_mode import (
     eagerly,
     graph_key,
     in_graph,
+    packed,
     trace_in_graph,
 )
 from portability_data.runner.devices.trace_errors import trace_error_cause
@@ -345,7 +346,7 @@ class TensorFlowLiteCall(ConvertedCall):
         outputs = built["loaded"].run(feeds, built["names"])
         with tf.device(self.backend.handle()):
             tensors = [tf.constant(o) for o in outputs]
-        return tf.nest.pack_sequence_as(built["structure"], tensors)
+        return packed(tf, built["structure"], tensors)
 
 
 class TensorFlowLiteRt(LiteRtBackendMixin, TensorFlowBackend):

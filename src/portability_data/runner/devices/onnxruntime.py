@@ -58,6 +58,7 @@ from portability_data.runner.devices.tf_graph_mode import (
     eagerly,
     graph_key,
     in_graph,
+    packed,
     trace_in_graph,
 )
 
@@ -384,7 +385,7 @@ class _TensorFlowOnnxCall(_OnnxCall):
         outputs = ort_run(session, feeds + captured)
         with tf.device(self.backend.handle()):
             tensors = [tf.constant(o) for o in outputs]
-        return tf.nest.pack_sequence_as(structure, tensors)
+        return packed(tf, structure, tensors)
 
     def run_session(self, session: Any, feeds: list[Any]) -> list[Any]:
         """The session on a TF1 graph's values, when the graph runs (its error names the stage)."""

@@ -48,6 +48,7 @@ from portability_data.runner.devices.tf_graph_mode import (
     eagerly,
     graph_key,
     in_graph,
+    packed,
     trace_in_graph,
 )
 from portability_data.runner.devices.trace_errors import trace_error_cause
@@ -272,28 +273,34 @@ class _TensorFlowOpenVinoCall(CompiledCall):
                 self.built[key] = self.build_in_graph(arrays) if in_graph(tf) else self.build(arrays)
             except (ExportError, GraphRouteError) as error:  # nothing to convert, the function's own
                 result = on_host_or_raise(self, self.backend, self.fn, arrays, error)  # refusal, or error
-                self.built[key] = ON_HOST, None, None
+                self.built[key] = ON_HOST, None, None, []
                 return result
-        compiled, structure, body = self.built[key]
+        compiled, structure, body, names = self.built[key]
         if compiled is ON_HOST:
             return self.fn(*arrays)
         if body is not None:
-            return deferred(tf, body, arrays, lambda feeds: self.infer(compiled, feeds, body))
-        outputs = self.infer(compiled, [a.numpy() for a in leaves])
+            return deferred(tf, body, arrays, lambda feeds: self.infer(compiled, feeds, names, body))
+        outputs = self.infer(compiled, [a.numpy() for a in leaves], names)
         with tf.device(self.backend.handle()):
-            return tf.nest.pack_sequence_as(structure, [tf.constant(o) for o in outputs])
+            return packed(tf, structure, [tf.constant(o) for o in outputs])
 
-    def infer(self, compiled: Any, feeds: list[Any], body: GraphBody | None = None) -> list[Any]:
-        """The compiled model's outputs for flat NumPy inputs (RuntimeRunError if it raises); a
-        GraphDef's model takes and gives them by tensor name (the frontend orders them itself)."""
+    def infer(
+        self, compiled: Any, feeds: list[Any], names: list[str], body: GraphBody | None = None
+    ) -> list[Any]:
+        """The compiled model's outputs for flat NumPy inputs (RuntimeRunError if it raises), by the
+        traced function's output names: OpenVINO's TensorFlow frontend can give the model more
+        outputs than the function has (found 2026-12-07: tnp.linspace's model has 4 for its 1, 14
+        census pairs). A GraphDef's model takes its inputs by name too (the frontend orders them)."""
         try:
             if body is None:
                 result = compiled(feeds)
-                return [result[port] for port in compiled.outputs]
-            taken = {name for port in compiled.inputs for name in port.get_names()}
-            result = compiled({n: v for n, v in zip(body.input_names, feeds) if n in taken})
+            else:
+                taken = {name for port in compiled.inputs for name in port.get_names()}
+                result = compiled({n: v for n, v in zip(body.input_names, feeds) if n in taken})
             ports = {name: port for port in compiled.outputs for name in port.get_names()}
-            return [result[ports[name]] for name in body.output_names]
+            if not all(name in ports for name in names):
+                raise ValueError(f"the model has no output named {[n for n in names if n not in ports]}")
+            return [result[ports[name]] for name in names]
         except Exception as error:
             raise RuntimeRunError(self.tool, error) from error
 
@@ -304,7 +311,8 @@ class _TensorFlowOpenVinoCall(CompiledCall):
             concrete = tf.function(self.fn).get_concrete_function(*specs)
         except Exception as error:
             raise ExportError(self.tool, error) from error
-        return self.convert(concrete), concrete.structured_outputs, None
+        names = [tensor.name for tensor in concrete.outputs]
+        return self.convert(concrete), concrete.structured_outputs, None, names
 
     def build_in_graph(self, arrays: tuple) -> Any:
         """A call inside a TF1 graph: the function traced there, its body (a GraphDef, captures as
@@ -316,7 +324,7 @@ class _TensorFlowOpenVinoCall(CompiledCall):
             raise
         except Exception as error:
             raise ExportError(self.tool, error) from error
-        return eagerly(lambda: self.convert(body.graph_def)), body.structure, body
+        return eagerly(lambda: self.convert(body.graph_def)), body.structure, body, body.output_names
 
     def convert(self, function: Any) -> Any:
         """The concrete function (or a TF1 graph's GraphDef) converted by OpenVINO and compiled for

@@ -167,11 +167,14 @@ def trace_in_graph(tf: Any, fn: Callable[..., Any], arrays: tuple) -> GraphBody:
 
 
 def packed(tf: Any, structure: Any, outputs: list[Any]) -> Any:
-    """The outputs in the traced function's structure, whose leaves that are not tensors (a
-    gradient that is None) stay as they were: a model has an output per tensor only."""
+    """A converted model's flat outputs in the traced function's structure, eager or in a graph: a
+    model has an output per tensor, a sparse or ragged result's components included (found
+    2026-12-07: tf.sets.intersection's SparseTensor on onnxruntime), and none for a leaf that is not
+    a tensor (a gradient that is None, a function returning nothing), which stays as it was."""
     given = iter(outputs)
-    leaves = [next(given) if tf.is_tensor(leaf) else leaf for leaf in tf.nest.flatten(structure)]
-    return tf.nest.pack_sequence_as(structure, leaves)
+    flat = tf.nest.flatten(structure, expand_composites=True)
+    leaves = [next(given) if tf.is_tensor(leaf) else leaf for leaf in flat]
+    return tf.nest.pack_sequence_as(structure, leaves, expand_composites=True)
 
 
 def deferred(tf: Any, body: GraphBody, arrays: tuple, run: Callable[[list[Any]], list[Any]]) -> Any:
