@@ -121,3 +121,20 @@ def test_the_graph_s_order_and_a_gradient_that_is_none_are_kept(device, monkeypa
     with v1.Session(graph=graph) as session:  # no initializer run here: the body runs it first
         np.testing.assert_allclose(session.run(doubled), [4.0, 6.0])
         np.testing.assert_allclose(session.run(grad_x), [2.0, -3.0])
+
+
+@pytest.mark.parametrize("device", PATHS)
+def test_a_function_of_no_input_in_a_tf1_graph_is_converted_too(device, monkeypatch) -> None:
+    """A body with no input at all (it reads a constant of its own): tf2onnx's from_graph_def
+    refuses a graph without input names ("input_names needs to be provided"), so such a body goes
+    to tf2onnx as a function; every path gives its value when the session runs."""
+    timer = _timer(device, monkeypatch)
+    import numpy as np
+    import tensorflow as tf
+
+    v1 = tf.compat.v1
+    graph = tf.Graph()
+    with graph.as_default():
+        out = timer(lambda: tf.constant([1.5, 2.5]) * 2.0)
+    with v1.Session(graph=graph) as session:
+        np.testing.assert_allclose(session.run(out), [3.0, 5.0])

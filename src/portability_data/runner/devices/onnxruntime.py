@@ -356,12 +356,18 @@ class _TensorFlowOnnxCall(_OnnxCall):
 
         def convert() -> Any:
             try:
-                model, _ = tf2onnx.convert.from_graph_def(
-                    body.graph_def,
-                    input_names=body.input_names,
-                    output_names=body.output_names,
-                    opset=OPSETS["tensorflow"],
-                )
+                if body.input_names:
+                    model, _ = tf2onnx.convert.from_graph_def(
+                        body.graph_def,
+                        input_names=body.input_names,
+                        output_names=body.output_names,
+                        opset=OPSETS["tensorflow"],
+                    )
+                else:  # from_graph_def needs an input name: a body of no input goes as a function
+                    constant = tf.function(body.concrete(tf))
+                    model, _ = tf2onnx.convert.from_function(
+                        constant, input_signature=[], opset=OPSETS["tensorflow"]
+                    )
             except Exception as error:
                 raise ExportError(self.tool, error) from error
             unknown = unknown_ops(model)
