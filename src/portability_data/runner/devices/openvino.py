@@ -290,7 +290,9 @@ class _TensorFlowOpenVinoCall(CompiledCall):
         """The compiled model's outputs for flat NumPy inputs (RuntimeRunError if it raises), by the
         traced function's output names: OpenVINO's TensorFlow frontend can give the model more
         outputs than the function has (found 2026-12-07: tnp.linspace's model has 4 for its 1, 14
-        census pairs). A GraphDef's model takes its inputs by name too (the frontend orders them)."""
+        census pairs); where the frontend folds an output into the input it passes on (a variable's
+        value read and returned), the output has the input's name, and a model with as many outputs
+        as the function is read in order. A GraphDef's model takes its inputs by name too."""
         try:
             if body is None:
                 result = compiled(feeds)
@@ -298,9 +300,11 @@ class _TensorFlowOpenVinoCall(CompiledCall):
                 taken = {name for port in compiled.inputs for name in port.get_names()}
                 result = compiled({n: v for n, v in zip(body.input_names, feeds) if n in taken})
             ports = {name: port for port in compiled.outputs for name in port.get_names()}
-            if not all(name in ports for name in names):
-                raise ValueError(f"the model has no output named {[n for n in names if n not in ports]}")
-            return [result[ports[name]] for name in names]
+            if all(name in ports for name in names):
+                return [result[ports[name]] for name in names]
+            if len(compiled.outputs) == len(names):  # an output folded into an input keeps its name
+                return [result[port] for port in compiled.outputs]
+            raise ValueError(f"the model has no output named {[n for n in names if n not in ports]}")
         except Exception as error:
             raise RuntimeRunError(self.tool, error) from error
 
