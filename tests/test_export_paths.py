@@ -504,3 +504,33 @@ def test_a_tensorflow_result_comes_back_in_the_function_s_own_structure(device, 
         got = timer(lambda start: tf.experimental.numpy.linspace(start, 5.0, num=4), tf.constant(2.0))
         np.testing.assert_allclose(got.numpy(), [2.0, 3.0, 4.0, 5.0], rtol=1e-6)
     assert timer.executions == ["compiled"]
+
+
+@pytest.mark.parametrize("device", ["openvino", "openvino_f32"])
+def test_a_model_openvino_converted_without_the_function_s_outputs_is_its_conversion_failure(
+    device, monkeypatch
+):
+    """Real OpenVINO: its TensorFlow frontend drops results that are constants (Normal.param_shapes
+    of a Python list: a model of no output for the function's two). The conversion failed, named
+    with the outputs lost, and is read as the path's (before 2026-12-07 the harness raised at run
+    time that the model had no output of the name, read as its own: rule
+    harness_openvino_merged_outputs). A function computing from its input keeps its outputs."""
+    _needs("tensorflow", device)
+    import numpy as np
+    import tensorflow as tf
+
+    from portability_data.runner import failures
+    from portability_data.runner.devices import openvino
+    from portability_data.runner.timing import Timer
+
+    monkeypatch.setenv("PORTABILITY_MODE", "compiled")
+    timer = Timer(devices.backend_for("tensorflow", device), "compiled", 0)
+    normal = tf.compat.v1.distributions.Normal
+    with pytest.raises(
+        openvino.ExportError, match=r"0 output\(s\) for the function's 2; lost: Identity"
+    ) as raised:
+        timer(normal.param_shapes, [2, 3])
+    category, rule, _ = failures.classify_failure_detail("tensorflow", "ExportError", str(raised.value))
+    assert (category, rule) == ("other", "export_failed")
+    shapes = timer(normal.param_shapes, tf.constant([2, 3]))
+    np.testing.assert_array_equal(shapes["loc"].numpy(), [2, 3])

@@ -14,6 +14,7 @@ import importlib
 import importlib.util
 import os
 import sys
+from typing import Any
 
 import pyarrow.parquet as pq
 import pytest
@@ -268,3 +269,52 @@ def test_jax_arrays_reach_iree_as_jax_runs_them_and_iree_s_demotion_is_its_own(m
         assert detail == ("type_failure", "iree_input_demoted", "export_unsupported_dtype")
     finally:
         jax.config.update("jax_enable_x64", was)
+
+
+@pytest.mark.parametrize("device", ["iree", "onnxruntime"])
+def test_a_prng_key_array_reaches_a_jax_export_path_as_its_key_data(device: str, monkeypatch) -> None:
+    """Real jax.export + IREE and jax2onnx + ONNX Runtime: a PRNG key argument (key<fry>) goes to the
+    model as its key data and a key result comes back a key of the same implementation, as
+    jax.export lowers them (before 2026-12-07 the harness typed the key as a plain dtype and raised
+    "canonicalize_dtype called on extended dtype" before exporting: 66 subtests of JAX's curated
+    cases on onnxruntime). Where the exporter has no rule for the key's ops, that is its own failure."""
+    if device == "iree":
+        _needs("jax", device)
+    else:  # the onnxruntime path's packages (tests/test_export_paths.py PACKAGES)
+        for name in ("onnx", "onnxruntime", "jax2onnx"):
+            pytest.importorskip(name, reason=f"{name} is not installed (the onnxruntime path's extra)")
+    import jax
+    import numpy as np
+
+    from portability_data.runner import failures
+
+    monkeypatch.setenv("PORTABILITY_MODE", "compiled")
+    backend = devices.backend_for("jax", device)
+    key = jax.random.key(3)
+
+    def path_s_own(call: Any, *args: Any) -> Any:
+        """The call's result, or None where it raised the path's own failure (never a harness
+        rule's): jax2onnx writes jax.random.normal as ONNX RandomNormal, which ignores the key and
+        which ONNX Runtime 1.2x has no kernel for; it has no rule for random_split."""
+        try:
+            return call(*args)
+        except Exception as error:
+            category, rule, _ = failures.classify_failure_detail("jax", type(error).__name__, str(error))
+            assert device == "onnxruntime" and category != "harness", (rule, error)
+            assert "canonicalize_dtype" not in str(error)
+            return None
+
+    draw = backend.compile(lambda k, scale: jax.random.normal(k, (4,)) * scale)
+    got = path_s_own(draw, key, np.float32(2.0))
+    if got is not None:
+        assert draw.execution == "compiled"
+        want = jax.random.normal(key, (4,)) * 2.0
+        np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=1e-6)
+    second = path_s_own(backend.compile(lambda k: jax.random.split(k)[1]), key)
+    if device == "iree":  # IREE runs both: the key data went in and came back as a key
+        assert got is not None and second is not None
+    if second is not None:
+        assert jax.dtypes.issubdtype(second.dtype, jax.dtypes.prng_key)
+        assert jax.random.key_impl(second) == jax.random.key_impl(key)
+        want_key = jax.random.split(key)[1]
+        np.testing.assert_array_equal(jax.random.key_data(second), jax.random.key_data(want_key))

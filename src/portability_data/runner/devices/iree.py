@@ -46,6 +46,7 @@ from portability_data.runner.backends import (
 )
 from portability_data.runner.devices import DevicePath
 from portability_data.runner.devices.compiled_only import refuse_eager, require
+from portability_data.runner.devices.jax_arrays import KeyedFunction
 from portability_data.runner.devices.nothing_to_export import ON_HOST, on_host_or_raise
 
 INSTALL = (
@@ -259,7 +260,7 @@ class _IreeCall(CompiledCall):
         if self.built[key] is ON_HOST:
             return self.fn(*arrays)
         module, out_tree = self.built[key]
-        outputs = module(self.tool, [self.to_numpy(leaf) for leaf in leaves])
+        outputs = module(self.tool, self.feeds(self.built[key], leaves))
         try:
             return self.unflatten(out_tree, [self.from_numpy(o) for o in outputs])
         except Exception as error:
@@ -274,7 +275,8 @@ class _IreeCall(CompiledCall):
     def build(self, arrays: tuple) -> tuple[IreeModule, Any]:
         raise NotImplementedError
 
-    def to_numpy(self, leaf: Any) -> Any:
+    def feeds(self, built: Any, leaves: list) -> list:
+        """The input arrays as NumPy arrays of the module's input types."""
         raise NotImplementedError
 
     def from_numpy(self, array: Any) -> Any:
@@ -336,14 +338,14 @@ class _JaxIreeCall(_IreeCall):
         return self.backend.jax.tree_util.tree_flatten(arrays)
 
     def unflatten(self, tree: Any, leaves: list) -> Any:
-        return self.backend.jax.tree_util.tree_unflatten(tree, leaves)
+        out_tree, flat = tree
+        return self.backend.jax.tree_util.tree_unflatten(out_tree, flat.results(leaves))
 
-    def to_numpy(self, leaf: Any) -> Any:
-        """The array as jax.jit takes it in this x64 mode (without x64 a float64 or int64 NumPy
-        array runs as 32-bit, and the exported module takes it so: `build`)."""
-        import numpy as np
-
-        return np.asarray(leaf, self.backend.jax.dtypes.canonicalize_dtype(leaf.dtype))
+    def feeds(self, built: Any, leaves: list) -> list:
+        """The arrays as the exported module takes them (jax_arrays: as jax.jit does in this x64
+        mode, a PRNG key as its data)."""
+        _, (_, flat) = built
+        return flat.feeds(leaves)
 
     def from_numpy(self, array: Any) -> Any:
         return self.backend.jax.device_put(array, self.backend.handle())
@@ -351,20 +353,14 @@ class _JaxIreeCall(_IreeCall):
     def build(self, arrays: tuple) -> tuple[IreeModule, Any]:
         jax = self.backend.jax
         leaves, tree = jax.tree_util.tree_flatten(arrays)
-        fn = self.fn
-
-        def flat(*values: Any) -> Any:  # one array per input, as the module's `main` takes them
-            return fn(*jax.tree_util.tree_unflatten(tree, values))
-
+        flat = KeyedFunction(jax, self.fn, leaves, tree)  # one array per input of the module's `main`
         try:
-            exported = jax.export.export(jax.jit(flat, keep_unused=True))(  # every input, used or not
-                *[jax.ShapeDtypeStruct(a.shape, jax.dtypes.canonicalize_dtype(a.dtype)) for a in leaves]
-            )
+            exported = jax.export.export(jax.jit(flat, keep_unused=True))(*flat.specs(leaves))  # all inputs
             mlir = exported.mlir_module()
         except Exception as error:
             raise ExportError(self.tool, error) from error
         module = IreeModule(self.tool, mlir, "stablehlo", self.backend.runtime_config())
-        return module, exported.out_tree
+        return module, (exported.out_tree, flat)
 
 
 class JaxIree(_IreeBackendMixin, JaxBackend):
@@ -413,8 +409,8 @@ class _TorchIreeCall(_IreeCall):
 
         return pytree.tree_unflatten(leaves, tree)
 
-    def to_numpy(self, leaf: Any) -> Any:
-        return leaf.detach().contiguous().numpy()
+    def feeds(self, built: Any, leaves: list) -> list:
+        return [leaf.detach().contiguous().numpy() for leaf in leaves]
 
     def from_numpy(self, array: Any) -> Any:
         return self.backend.torch.from_numpy(array)

@@ -310,12 +310,7 @@ class TensorFlowLiteCall(ConvertedCall):
         """A call inside a TF1 graph: the function traced there, its body converted eagerly, run
         when the session runs the graph (tf_graph_mode)."""
         tf = self.backend.tf
-        try:
-            body = trace_in_graph(tf, self.fn, arrays)
-        except GraphRouteError:
-            raise
-        except Exception as error:
-            raise ExportError("tf.function", error) from error
+        body = trace_in_graph(tf, self.fn, arrays, lambda error: ExportError("tf.function", error))
         built = eagerly(lambda: self.convert(body.concrete(tf)))
         return {**built, "body": body, "names": [n.split(":")[0] for n in body.output_names]}
 

@@ -40,6 +40,7 @@ from portability_data.runner.backends import (
 from portability_data.runner.compile_cache import jax_cache_scope, plugin_cache_dir
 from portability_data.runner.devices import DevicePath
 from portability_data.runner.devices.compiled_only import refuse_eager, require
+from portability_data.runner.devices.jax_arrays import KeyedFunction
 from portability_data.runner.devices.nothing_to_export import ON_HOST, on_host_or_raise
 from portability_data.runner.devices.onnx_models import (
     PROVIDER,
@@ -347,12 +348,7 @@ class _TensorFlowOnnxCall(_OnnxCall):
         tf = self.backend.tf
         import tf2onnx
 
-        try:
-            body = trace_in_graph(tf, self.fn, arrays)
-        except GraphRouteError:
-            raise
-        except Exception as error:
-            raise ExportError(self.tool, error) from error
+        body = trace_in_graph(tf, self.fn, arrays, lambda error: ExportError(self.tool, error))
 
         def convert() -> Any:
             try:
@@ -434,13 +430,8 @@ class _JaxOnnxCall(_OnnxCall):
 
         self.backend.import_plugins()
         leaves, tree = jax.tree_util.tree_flatten(arrays)
-        fn = self.fn
-
-        def flat(*values: Any) -> Any:  # jax2onnx takes one array per input
-            return fn(*jax.tree_util.tree_unflatten(tree, values))
-
-        # the function's own input types: what jax.jit would make of these arrays in this x64 mode
-        specs = [jax.ShapeDtypeStruct(a.shape, jax.dtypes.canonicalize_dtype(a.dtype)) for a in leaves]
+        flat = KeyedFunction(jax, self.fn, leaves, tree)  # one array per input, a key as its data
+        specs = flat.specs(leaves)  # the function's own input types, as jax.jit makes them
         try:
             shapes = jax.eval_shape(flat, *specs)
             model = to_onnx(
@@ -453,18 +444,15 @@ class _JaxOnnxCall(_OnnxCall):
         except Exception as error:
             raise ExportError(self.tool, error) from error
         refuse_retyped_inputs(self.tool, model, [spec.dtype for spec in specs])
-        return open_session(self.tool, model.SerializeToString()), jax.tree_util.tree_structure(shapes)
+        session = open_session(self.tool, model.SerializeToString())
+        return session, jax.tree_util.tree_structure(shapes), flat
 
     def run(self, built: Any, arrays: tuple) -> Any:
-        import numpy as np
-
         jax = self.backend.jax
-        session, tree = built
-        # each array as jax.jit takes it in this x64 mode (a float64 NumPy array is float32 without x64)
-        leaves = jax.tree_util.tree_leaves(arrays)
-        feeds = [np.asarray(a, jax.dtypes.canonicalize_dtype(a.dtype)) for a in leaves]
-        outputs = ort_run(session, feeds)
-        return jax.tree_util.tree_unflatten(tree, [jax.device_put(o, self.backend.handle()) for o in outputs])
+        session, tree, flat = built
+        outputs = ort_run(session, flat.feeds(jax.tree_util.tree_leaves(arrays)))
+        results = flat.results([jax.device_put(o, self.backend.handle()) for o in outputs])
+        return jax.tree_util.tree_unflatten(tree, results)
 
 
 class JaxOnnxRuntime(_OnnxBackendMixin, JaxBackend):

@@ -106,11 +106,17 @@ def _variables_by_handle(tf: Any, graph: Any) -> dict[str, Any]:
     return found
 
 
-def trace_in_graph(tf: Any, fn: Callable[..., Any], arrays: tuple) -> GraphBody:
-    """The function traced in the current TF1 graph for the arrays' signature, as a GraphBody; a
-    trace error is raised as it is (the path names its stage)."""
+def trace_in_graph(
+    tf: Any, fn: Callable[..., Any], arrays: tuple, stage_error: Callable[[Exception], Exception]
+) -> GraphBody:
+    """The function traced in the current TF1 graph for the arrays' signature, as a GraphBody. A
+    trace error is raised as the path's stage error (`stage_error(error)`, the error its cause);
+    a function the route cannot take raises GraphRouteError."""
     specs = tf.nest.map_structure(lambda a: tf.TensorSpec(a.shape, a.dtype), list(arrays))
-    concrete = tf.function(fn).get_concrete_function(*specs)
+    try:
+        concrete = tf.function(fn).get_concrete_function(*specs)
+    except Exception as error:
+        raise stage_error(error) from error
     body = concrete.graph
     outer = tf.compat.v1.get_default_graph()
     externals = list(concrete.captured_inputs)
