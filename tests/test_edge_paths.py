@@ -326,3 +326,19 @@ def test_a_trace_error_before_where_a_variable_was_defined_keeps_its_cause(devic
     cause = "ValueError: Variable layer/w already exists"
     assert message.startswith(f"export failed (tf.function): {cause}"), message
     assert "Originally defined" not in message and "File " not in message
+
+
+def test_an_input_the_function_writes_is_written_back_from_the_executorch_program(monkeypatch) -> None:
+    """An ExecuTorch program returns each input the function changes in place (`out=`) as an output
+    of its own, before the function's, and leaves the caller's tensor as it was: the harness writes
+    it back and returns the function's own result (before 2026-12-07: a treespec length mismatch,
+    torch.bitwise_not and torch.lt's `out=` subtests)."""
+    _needs("torch", "executorch")
+    import torch
+
+    monkeypatch.setenv("PORTABILITY_MODE", "compiled")
+    call = devices.backend_for("torch", "executorch").compile(lambda t, out: torch.bitwise_not(t, out=out))
+    out = torch.zeros(3, dtype=torch.int64)
+    returned = call(torch.tensor([1, 2, 3]), out)
+    assert call.execution == "compiled"
+    assert out.tolist() == [-2, -3, -4] and returned.tolist() == [-2, -3, -4]

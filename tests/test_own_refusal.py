@@ -8,6 +8,7 @@ message is the refusal its own."""
 
 from __future__ import annotations
 
+import importlib
 import importlib.util
 
 import pytest
@@ -87,3 +88,52 @@ def test_a_stage_error_that_is_not_the_function_s_own_keeps_its_stage() -> None:
     assert not own_refusal(met, ValueError("another refusal"))  # another message
     assert not own_refusal(met, ValueError(""))  # nothing said: nothing to match
     assert not own_refusal(stage_error(TypeError("unsupported op")), ValueError("unsupported op"))
+
+
+def test_a_tracer_state_error_is_never_the_function_s_own() -> None:
+    """A failed trace can leave its state behind (torch.export tracing `opt.step()` stores fake
+    tensors in the optimizer), and the host run then raises the trace's own exception too: that is
+    no refusal of the function (torch.optim.Rprop's 17 subtests, 2026-12-07)."""
+    import sympy
+    from torch.fx.experimental.symbolic_shapes import GuardOnDataDependentSymNode
+
+    from portability_data.runner.devices.nothing_to_export import own_refusal, tracer_state_error
+
+    guard = GuardOnDataDependentSymNode(
+        sympy.Symbol("zuf0"), "Could not guard on data-dependent expression zuf0"
+    )
+
+    class StageError(RuntimeError):
+        pass
+
+    try:
+        raise StageError(f"export failed: {guard}") from guard
+    except StageError as error:
+        met = error
+    assert tracer_state_error(guard) and not tracer_state_error(ValueError("x"))
+    assert not own_refusal(met, guard)
+
+
+# Where each path's errors before its runtime runs are defined: module, names.
+EXPORT_ERRORS = {
+    "executorch": ("executorch", ("ExportError", "ConvertError")),
+    "onnxruntime": ("onnx_models", ("ExportError", "RuntimeLoadError")),
+}
+
+
+@pytest.mark.parametrize("device", sorted(EXPORT_ERRORS))
+def test_an_optimizer_step_that_fails_to_export_keeps_its_stage_error(device, monkeypatch) -> None:
+    """`opt.step()` returns None and takes no tensor argument, but writes the parameters it reaches
+    through the optimizer: a computation, never "nothing to export" run on the host (not_routed), and
+    the second step, whose trace meets the state the first one left, is the stage's failure too."""
+    timer = _timer("torch", device, monkeypatch)
+    import torch
+
+    module = importlib.import_module(f"portability_data.runner.devices.{EXPORT_ERRORS[device][0]}")
+    stage_errors = tuple(getattr(module, name) for name in EXPORT_ERRORS[device][1])
+    parameter = torch.nn.Parameter(torch.tensor([1.0, -2.0, 3.0]))
+    optimizer = torch.optim.Rprop([parameter], lr=0.05)
+    for grad in ([1.0, 1.0, -1.0], [1.0, -1.0, -1.0]):
+        parameter.grad = torch.tensor(grad)
+        with pytest.raises(stage_errors):
+            timer.once(lambda opt: opt.step(), optimizer)

@@ -37,6 +37,7 @@ from portability_data.runner.backends import (
 from portability_data.runner.devices import DevicePath
 from portability_data.runner.devices.compiled_only import refuse_eager
 from portability_data.runner.devices.nothing_to_export import ON_HOST, on_host_or_raise
+from portability_data.runner.devices.torch_exported import inputs_written, write_back
 
 INSTALL = 'pip install -e ".[executorch]" (executorch, pinned in pyproject.toml)'
 COMPILED_ONLY = (
@@ -142,13 +143,14 @@ class _ExecuTorchCall(CompiledCall):
                 return result
         if self.built[key] is ON_HOST:
             return self.fn(*arrays)
-        _program, method, out_spec, outside = self.built[key]
+        _program, method, out_spec, outside, written = self.built[key]
         self.backend.outside.update(outside)
         try:
-            outputs = method.execute([leaf.contiguous() for leaf in leaves])
+            outputs = list(method.execute([leaf.contiguous() for leaf in leaves]))
         except Exception as error:
             raise RuntimeRunError("executorch.runtime", error) from error
-        return pytree.tree_unflatten(list(outputs), out_spec)
+        # The program returns each input the function changes in place, first (torch_exported.py)
+        return pytree.tree_unflatten(write_back(written, outputs, leaves), out_spec)
 
     def build(self, arrays: tuple) -> Any:
         torch = self.backend.torch
@@ -186,7 +188,7 @@ class _ExecuTorchCall(CompiledCall):
                 "executorch.runtime",
                 f"{type(error).__name__}: {error}{missing}; the program's ops: {', '.join(ops)}",
             ) from error
-        return loaded, method, module.out_spec, outside
+        return loaded, method, module.out_spec, outside, inputs_written(program.exported_program())
 
 
 class TorchExecuTorch(TorchBackend):

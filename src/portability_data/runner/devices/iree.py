@@ -48,6 +48,7 @@ from portability_data.runner.devices import DevicePath
 from portability_data.runner.devices.compiled_only import refuse_eager, require
 from portability_data.runner.devices.jax_arrays import KeyedFunction
 from portability_data.runner.devices.nothing_to_export import ON_HOST, on_host_or_raise
+from portability_data.runner.devices.torch_exported import inputs_written, write_back
 
 INSTALL = (
     'pip install -e ".[iree]" (iree-base-compiler, iree-base-runtime, iree-turbine, torch-mlir; '
@@ -260,16 +261,19 @@ class _IreeCall(CompiledCall):
         if self.built[key] is ON_HOST:
             return self.fn(*arrays)
         module, out_tree = self.built[key]
-        outputs = module(self.tool, self.feeds(self.built[key], leaves))
+        fed = self.feeds(self.built[key], leaves)
+        outputs = module(self.tool, fed)
         try:
-            return self.unflatten(out_tree, [self.from_numpy(o) for o in outputs])
+            return self.unflatten(out_tree, [self.from_numpy(o) for o in outputs], leaves, fed)
         except Exception as error:
             raise RuntimeRunError(self.tool, error) from error
 
     def flatten(self, arrays: tuple) -> tuple[list, Any]:
         raise NotImplementedError
 
-    def unflatten(self, tree: Any, leaves: list) -> Any:
+    def unflatten(self, tree: Any, leaves: list, inputs: list, fed: list) -> Any:
+        """The function's result from the module's outputs (`inputs`: the function's flat arrays;
+        `fed`: what the module was given for them)."""
         raise NotImplementedError
 
     def build(self, arrays: tuple) -> tuple[IreeModule, Any]:
@@ -337,7 +341,7 @@ class _JaxIreeCall(_IreeCall):
     def flatten(self, arrays: tuple) -> tuple[list, Any]:
         return self.backend.jax.tree_util.tree_flatten(arrays)
 
-    def unflatten(self, tree: Any, leaves: list) -> Any:
+    def unflatten(self, tree: Any, leaves: list, inputs: list, fed: list) -> Any:
         out_tree, flat = tree
         return self.backend.jax.tree_util.tree_unflatten(out_tree, flat.results(leaves))
 
@@ -404,16 +408,41 @@ class _TorchIreeCall(_IreeCall):
 
         return pytree.tree_flatten(arrays)
 
-    def unflatten(self, tree: Any, leaves: list) -> Any:
+    def unflatten(self, tree: Any, leaves: list, inputs: list, fed: list) -> Any:
+        """The function's result, and each input it changes in place written back (torch_exported.py),
+        from where the route leaves it: torch-mlir's StableHLO returns the new value as a leading
+        output of its own; iree-turbine writes it into the argument's buffer (fed as a device array,
+        `feeds`). Before 2026-12-07 both were lost (a treespec length mismatch on torch-mlir)."""
+        import numpy as np
         from torch.utils import _pytree as pytree
 
-        return pytree.tree_unflatten(leaves, tree)
+        out_spec, written = tree
+        if written and len(leaves) == len(written) + out_spec.num_leaves:
+            leaves = write_back(written, leaves, inputs)
+        else:
+            for index in written:
+                if hasattr(fed[index], "to_host"):
+                    inputs[index].copy_(self.from_numpy(np.array(fed[index].to_host())))
+        return pytree.tree_unflatten(leaves, out_spec)
 
     def feeds(self, built: Any, leaves: list) -> list:
-        return [leaf.detach().contiguous().numpy() for leaf in leaves]
+        """NumPy arrays; an input the function changes in place as a device array of the module's
+        device, whose buffer the module may write (iree-turbine's mutable arguments)."""
+        import iree.runtime
+
+        module, (_, written) = built
+        arrays = [leaf.detach().contiguous().numpy() for leaf in leaves]
+        for index in written:
+            arrays[index] = iree.runtime.asdevicearray(module.context.config.device, arrays[index])
+        return arrays
 
     def from_numpy(self, array: Any) -> Any:
         return self.backend.torch.from_numpy(array)
+
+    def inputs_written(self, exported: Any) -> list[int]:
+        """The inputs the function changes in place, from the functionalized program (torch.export's
+        training IR keeps an in-place op as itself; `run_decompositions({})` only functionalizes)."""
+        return inputs_written(exported.run_decompositions({}))
 
     def build(self, arrays: tuple) -> tuple[IreeModule, Any]:
         torch = self.backend.torch
@@ -430,7 +459,7 @@ class _TorchIreeCall(_IreeCall):
             raise LowerError(self.backend.compiler, error) from error
         backend = self.backend
         compiled = IreeModule(backend.compiler, mlir, backend.input_type, backend.runtime_config())
-        return compiled, module.out_spec
+        return compiled, (module.out_spec, self.inputs_written(exported))
 
 
 class TorchIreeTurbine(_IreeBackendMixin, TorchBackend):
@@ -444,9 +473,17 @@ class TorchIreeTurbine(_IreeBackendMixin, TorchBackend):
         require_packages(self.device, "iree.turbine.aot")
 
     def lower(self, exported: Any) -> str:
+        """iree-turbine's MLIR of the program decomposed as turbine's own route does it. Handed an
+        nn.Module, `aot.export` runs torch.export and then `run_decompositions` with its AOT
+        decomposition table; handed an ExportedProgram, it imports the program as it is. Before
+        2026-12-07 the harness handed it torch.export's training IR undecomposed, and iree-compile
+        refused ops that turbine's own route never gives it (aten.mT, divide.Tensor, detach_, an
+        in-place add_: ~400 of the census's compile failures named such an op)."""
         from iree.turbine import aot
+        from iree.turbine.aot import decompositions
 
-        return str(aot.export(exported).mlir_module)
+        decomposed = exported.run_decompositions(decompositions.current_aot_decompositions())
+        return str(aot.export(decomposed).mlir_module)
 
     def compile(self, fn: Callable[..., Any]) -> CompiledCall:
         return _TorchIreeCall(self, fn)
