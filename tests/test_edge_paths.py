@@ -342,3 +342,25 @@ def test_an_input_the_function_writes_is_written_back_from_the_executorch_progra
     returned = call(torch.tensor([1, 2, 3]), out)
     assert call.execution == "compiled"
     assert out.tolist() == [-2, -3, -4] and returned.tolist() == [-2, -3, -4]
+
+
+@pytest.mark.parametrize(("framework", "device"), [("torch", "litert")])
+def test_a_bfloat16_tensor_reaches_the_interpreter_and_comes_back(framework, device, monkeypatch) -> None:
+    """torch's `Tensor.numpy()` refuses bfloat16, which LiteRT's interpreter takes (as ml_dtypes'
+    bfloat16): the harness feeds the same bits and reads the model's outputs back whatever their
+    type (runner/devices/torch_arrays.py; before 2026-12-07 torch's TypeError was the harness's own
+    failure on 156 subtests). A sparse tensor is refused as the runtime's limit, named."""
+    _needs(framework, device)
+    import torch
+
+    from portability_data.runner.devices import litert
+
+    monkeypatch.setenv("PORTABILITY_MODE", "compiled")
+    call = devices.backend_for(framework, device).compile(lambda t: torch.relu(t) * 2)
+    x = torch.tensor([-1.0, 2.0, 3.5], dtype=torch.bfloat16)
+    result = call(x)
+    assert call.execution == "compiled"
+    assert result.float().tolist() == [0.0, 4.0, 7.0]  # LiteRT's own result dtype is data (float32 here)
+    sparse = torch.tensor([[0.0, 2.0], [3.0, 0.0]]).to_sparse()
+    with pytest.raises((litert.RuntimeRunError, litert.ExportError, litert.ConvertError)):
+        devices.backend_for(framework, device).compile(lambda t: t * 2)(sparse)

@@ -336,6 +336,19 @@ negated = backend.compile(lambda t, o: torch.bitwise_not(t, out=o))
 seen["out="] = [negated(torch.tensor([1, 2, 3]), out).tolist(), out.tolist(), negated.execution]
 transposed = backend.compile(lambda t: t.mT * 2)
 seen["mT"] = [transposed(torch.arange(6.0).reshape(2, 3)).tolist(), None, transposed.execution]
+if sys.argv[1] == "iree_torch_mlir":  # two running statistics written, beside the function's output
+    import torch.nn.functional as F
+
+    norm = backend.compile(lambda x, mean, var: F.instance_norm(x, mean, var, use_input_stats=True))
+    x, mean, var = torch.randn(2, 3, 4), torch.zeros(3), torch.ones(3)
+    want_mean, want_var = mean.clone(), var.clone()
+    want = F.instance_norm(x, want_mean, want_var, use_input_stats=True)
+    got = norm(x, mean, var)
+    seen["instance_norm"] = [
+        bool(torch.allclose(got, want, atol=1e-5)),
+        bool(torch.allclose(mean, want_mean) and torch.allclose(var, want_var)),
+        bool(torch.equal(var, torch.ones(3))),  # the statistics did change
+    ]
 print(json.dumps(seen))
 """
 
@@ -365,3 +378,19 @@ def test_an_input_the_function_writes_is_written_back_and_turbine_s_decompositio
     assert seen["add_"] == [[1.0, 1.0, 1.0], [1.0, 1.0, 1.0], "compiled"]
     assert seen["out="] == [[-2, -3, -4], [-2, -3, -4], "compiled"]
     assert seen["mT"] == [[[0.0, 6.0], [2.0, 8.0], [4.0, 10.0]], None, "compiled"]
+    if device == "iree_torch_mlir":
+        assert seen["instance_norm"] == [True, True, False]
+
+
+def test_a_bfloat16_tensor_reaches_iree_turbine_s_module_and_comes_back(monkeypatch) -> None:
+    """torch's `Tensor.numpy()` and `torch.from_numpy` refuse bfloat16, which IREE's runtime takes
+    and gives (ml_dtypes' bfloat16): the same bits cross both ways (runner/devices/torch_arrays.py;
+    before 2026-12-07 torch's TypeError was read as the runtime's failure)."""
+    _needs("torch", "iree")
+    import torch
+
+    monkeypatch.setenv("PORTABILITY_MODE", "compiled")
+    call = devices.backend_for("torch", "iree").compile(lambda t: torch.relu(t) * 2)
+    result = call(torch.tensor([-1.0, 2.0, 3.5], dtype=torch.bfloat16))
+    assert call.execution == "compiled"
+    assert result.dtype == torch.bfloat16 and result.tolist() == [0.0, 4.0, 7.0]

@@ -48,6 +48,7 @@ from portability_data.runner.devices import DevicePath
 from portability_data.runner.devices.compiled_only import refuse_eager, require
 from portability_data.runner.devices.jax_arrays import KeyedFunction
 from portability_data.runner.devices.nothing_to_export import ON_HOST, on_host_or_raise
+from portability_data.runner.devices.torch_arrays import DenseOnlyError, numpy_of, tensor_of
 from portability_data.runner.devices.torch_exported import inputs_written, write_back
 
 INSTALL = (
@@ -431,18 +432,16 @@ class _TorchIreeCall(_IreeCall):
         import iree.runtime
 
         module, (_, written) = built
-        arrays = [leaf.detach().contiguous().numpy() for leaf in leaves]
+        try:
+            arrays = [numpy_of(leaf) for leaf in leaves]
+        except DenseOnlyError as error:
+            raise RuntimeRunError(self.tool, error) from error
         for index in written:
             arrays[index] = iree.runtime.asdevicearray(module.context.config.device, arrays[index])
         return arrays
 
     def from_numpy(self, array: Any) -> Any:
-        return self.backend.torch.from_numpy(array)
-
-    def inputs_written(self, exported: Any) -> list[int]:
-        """The inputs the function changes in place, from the functionalized program (torch.export's
-        training IR keeps an in-place op as itself; `run_decompositions({})` only functionalizes)."""
-        return inputs_written(exported.run_decompositions({}))
+        return tensor_of(array)
 
     def build(self, arrays: tuple) -> tuple[IreeModule, Any]:
         torch = self.backend.torch
@@ -452,14 +451,14 @@ class _TorchIreeCall(_IreeCall):
         except Exception as error:
             raise ExportError("torch.export", error) from error
         try:
-            mlir = self.backend.lower(exported)
+            mlir, lowered = self.backend.lower(exported)
         except LowerError:
             raise
         except Exception as error:
             raise LowerError(self.backend.compiler, error) from error
         backend = self.backend
         compiled = IreeModule(backend.compiler, mlir, backend.input_type, backend.runtime_config())
-        return compiled, (module.out_spec, self.inputs_written(exported))
+        return compiled, (module.out_spec, inputs_written(lowered))
 
 
 class TorchIreeTurbine(_IreeBackendMixin, TorchBackend):
@@ -472,8 +471,9 @@ class TorchIreeTurbine(_IreeBackendMixin, TorchBackend):
         refuse_eager(self.device, COMPILED_ONLY.format(device=self.device))
         require_packages(self.device, "iree.turbine.aot")
 
-    def lower(self, exported: Any) -> str:
-        """iree-turbine's MLIR of the program decomposed as turbine's own route does it. Handed an
+    def lower(self, exported: Any) -> tuple[str, Any]:
+        """iree-turbine's MLIR of the program decomposed as turbine's own route does it, and that
+        program (its signature says which inputs the module writes). Handed an
         nn.Module, `aot.export` runs torch.export and then `run_decompositions` with its AOT
         decomposition table; handed an ExportedProgram, it imports the program as it is. Before
         2026-12-07 the harness handed it torch.export's training IR undecomposed, and iree-compile
@@ -483,7 +483,7 @@ class TorchIreeTurbine(_IreeBackendMixin, TorchBackend):
         from iree.turbine.aot import decompositions
 
         decomposed = exported.run_decompositions(decompositions.current_aot_decompositions())
-        return str(aot.export(decomposed).mlir_module)
+        return str(aot.export(decomposed).mlir_module), decomposed
 
     def compile(self, fn: Callable[..., Any]) -> CompiledCall:
         return _TorchIreeCall(self, fn)

@@ -38,11 +38,14 @@ class TorchIreeTorchMlir(TorchIreeTurbine):
         refuse_eager(self.device, COMPILED_ONLY.format(device=self.device))
         require_packages(self.device, "torch_mlir.fx")  # iree-turbine is not needed on this route
 
-    def lower(self, exported: Any) -> str:
-        """torch-mlir's StableHLO module; its MLIR diagnostics (the op it could not convert) are
-        caught in the error rather than printed to the process's stderr."""
+    def lower(self, exported: Any) -> tuple[str, Any]:
+        """torch-mlir's StableHLO module, and the program it imported: decomposed with torch-mlir's
+        own table, as `export_and_import` does by default (done here so that the program's
+        signature says which inputs the module returns written). Its MLIR diagnostics (the op it
+        could not convert) are caught in the error rather than printed to the process's stderr."""
         from torch_mlir import fx, ir
         from torch_mlir.dialects import torch as torch_d
+        from torch_mlir.extras.fx_decomp_util import get_decomposition_table
         from torch_mlir.extras.fx_importer import FxImporter
 
         context = ir.Context()
@@ -56,7 +59,11 @@ class TorchIreeTorchMlir(TorchIreeTurbine):
         context.attach_diagnostic_handler(caught)
         importer = FxImporter(context=context)
         try:
-            return str(fx.export_and_import(exported, output_type="stablehlo", fx_importer=importer))
+            decomposed = exported.run_decompositions(get_decomposition_table())
+            stablehlo = fx.export_and_import(
+                decomposed, output_type="stablehlo", fx_importer=importer, decomposition_table={}
+            )
+            return str(stablehlo), decomposed
         except Exception as error:
             left = str(importer.module)  # as far as the lowering got: the ops it could not convert remain
             raise LowerError(self.compiler, error, source=left, diagnostics=tuple(diagnostics)) from error

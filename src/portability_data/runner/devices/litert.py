@@ -50,6 +50,7 @@ from portability_data.runner.devices.tf_graph_mode import (
     packed,
     trace_in_graph,
 )
+from portability_data.runner.devices.torch_arrays import DenseOnlyError, numpy_of, tensor_of
 from portability_data.runner.devices.trace_errors import trace_error_cause
 
 INSTALL = 'pip install -e ".[litert]" (ai-edge-litert, pinned in pyproject.toml)'
@@ -407,14 +408,14 @@ class TorchLiteCall(ConvertedCall):
         return {"loaded": Loaded(self.tool, model), "out_spec": module.out_spec}
 
     def run(self, built: dict[str, Any], arrays: tuple) -> Any:
-        torch = self.backend.torch
         from torch.utils import _pytree as pytree
 
-        feeds = [a.detach().numpy() for a in pytree.tree_leaves(arrays)]
-        import numpy as np
-
-        # np.array: a 0-d output comes back from the interpreter as a NumPy scalar
-        outputs = [torch.from_numpy(np.array(o)) for o in built["loaded"].run(feeds)]
+        try:
+            feeds = [numpy_of(a) for a in pytree.tree_leaves(arrays)]
+        except DenseOnlyError as error:
+            raise RuntimeRunError(self.tool, error) from error
+        # tensor_of: a 0-d output comes back from the interpreter as a NumPy scalar
+        outputs = [tensor_of(o) for o in built["loaded"].run(feeds)]
         return pytree.tree_unflatten(outputs, built["out_spec"])
 
 
