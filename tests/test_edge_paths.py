@@ -361,6 +361,8 @@ def test_a_bfloat16_tensor_reaches_the_interpreter_and_comes_back(framework, dev
     result = call(x)
     assert call.execution == "compiled"
     assert result.float().tolist() == [0.0, 4.0, 7.0]  # LiteRT's own result dtype is data (float32 here)
+    total = devices.backend_for(framework, device).compile(lambda t: t.sum())(x)
+    assert total.shape == () and total.float().item() == 4.5  # a 0-d result stays 0-d
     sparse = torch.tensor([[0.0, 2.0], [3.0, 0.0]]).to_sparse()
     with pytest.raises((litert.RuntimeRunError, litert.ExportError, litert.ConvertError)):
         devices.backend_for(framework, device).compile(lambda t: t * 2)(sparse)

@@ -394,3 +394,7 @@ def test_a_bfloat16_tensor_reaches_iree_turbine_s_module_and_comes_back(monkeypa
     result = call(torch.tensor([-1.0, 2.0, 3.5], dtype=torch.bfloat16))
     assert call.execution == "compiled"
     assert result.dtype == torch.bfloat16 and result.tolist() == [0.0, 4.0, 7.0]
+    total = devices.backend_for("torch", "iree").compile(lambda t: t.sum())(
+        torch.tensor([1.5, 2.0], dtype=torch.bfloat16)
+    )
+    assert total.shape == () and total.dtype == torch.bfloat16 and total.item() == 3.5  # 0-d stays 0-d

@@ -40,8 +40,10 @@ def tensor_of(array: Any) -> Any:
     import torch
 
     array = np.asarray(array)
+    if not array.flags.c_contiguous:  # (np.ascontiguousarray would make a 0-d array 1-d)
+        array = array.copy(order="C")
     if array.dtype.name == "bfloat16":  # ml_dtypes' bfloat16
-        return torch.from_numpy(np.ascontiguousarray(array).view(np.int16)).view(torch.bfloat16)
+        return torch.from_numpy(array.view(np.int16)).view(torch.bfloat16)
     if array.dtype.kind in "iu":  # longlong / ulonglong as the canonical type of their width
         array = array.view(np.dtype(f"{array.dtype.kind}{array.dtype.itemsize}"))
     return torch.from_numpy(array)
