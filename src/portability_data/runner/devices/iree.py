@@ -414,16 +414,14 @@ class _TorchIreeCall(_IreeCall):
         from where the route leaves it: torch-mlir's StableHLO returns the new value as a leading
         output of its own; iree-turbine writes it into the argument's buffer (fed as a device array,
         `feeds`). Before 2026-12-07 both were lost (a treespec length mismatch on torch-mlir)."""
-        import numpy as np
         from torch.utils import _pytree as pytree
 
         out_spec, written = tree
-        if written and len(leaves) == len(written) + out_spec.num_leaves:
+        if len(leaves) == len(written) + out_spec.num_leaves:
             leaves = write_back(written, leaves, inputs)
-        else:
+        else:  # every written input was fed as a device array (`feeds`)
             for index in written:
-                if hasattr(fed[index], "to_host"):
-                    inputs[index].copy_(self.from_numpy(np.array(fed[index].to_host())))
+                inputs[index].copy_(self.from_numpy(fed[index].to_host()))
         return pytree.tree_unflatten(leaves, out_spec)
 
     def feeds(self, built: Any, leaves: list) -> list:
