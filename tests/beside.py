@@ -11,10 +11,18 @@ conftest.py starts the jobs a selected test needs (`start`), in one process at t
 end of the session (their tests then find the jobs done) and stops what is left when the session
 ends (`stop`). `finished` waits for a job, or runs it there and then where the session did not start
 it (a module run another way).
+
+Under pytest-xdist (`-n`) every worker collects every test, and a job's waiting test may run in any
+of them, so the jobs still run once: the controller makes a folder its workers share (`configure`;
+they inherit its environment), the first worker to claim it starts the jobs there, every worker's
+`finished` waits on that folder, and the controller, once all workers are done, ends what is left
+and removes the folder (`unconfigure`). A worker's own session end ends nothing: another worker may
+still be waiting.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shlex
 import shutil
@@ -28,6 +36,7 @@ from pathlib import Path
 from typing import Any
 
 TIMEOUT_S = 900  # as conftest's `command`
+SHARED_ENV = "PORTABILITY_BESIDE_DIR"  # the folder an xdist controller's workers share their jobs in
 
 
 @dataclass(frozen=True)
@@ -56,6 +65,7 @@ class _Session:
     base: Path
     jobs: dict[str, Path] = field(default_factory=dict)  # name -> its folder
     process: subprocess.Popen[bytes] | None = None
+    shared: bool = False  # an xdist worker's: the jobs may be another worker's, the controller ends them
 
 
 _session: _Session | None = None
@@ -87,14 +97,42 @@ def arrange(items: list[Any]) -> None:
         start(wanted)
 
 
+def configure(config: Any) -> None:
+    """The xdist controller (`-n` above 0, and not itself a worker): the folder its workers share."""
+    if getattr(config.option, "numprocesses", None) and not hasattr(config, "workerinput"):
+        os.environ[SHARED_ENV] = tempfile.mkdtemp(prefix="portability-beside-")
+
+
+def unconfigure(config: Any) -> None:
+    """The xdist controller, after its workers: end the jobs still running and remove their folder."""
+    shared = os.environ.get(SHARED_ENV)
+    if shared is None or hasattr(config, "workerinput"):
+        return
+    with_pid = Path(shared) / "pid"
+    if with_pid.exists():
+        with contextlib.suppress(ProcessLookupError, ValueError):
+            os.killpg(int(with_pid.read_text()), signal.SIGKILL)
+    shutil.rmtree(shared, ignore_errors=True)
+    del os.environ[SHARED_ENV]
+
+
 def start(wanted: dict[str, Prepare]) -> None:
-    """Prepare each job and start them all, in this order, in one process of its own session."""
+    """Prepare each job and start them all, in this order, in one process of its own session; under
+    xdist, only where this worker is the first to claim the shared folder (the others wait on it)."""
     from tests.conftest import StaleLock
 
     global _session
     if not wanted:
         return
-    _session = _Session(Path(tempfile.mkdtemp(prefix="portability-beside-")))
+    shared = os.environ.get(SHARED_ENV)
+    if shared is not None:
+        _session = _Session(Path(shared), shared=True)
+        try:
+            (_session.base / "claimed").mkdir()
+        except FileExistsError:  # another worker starts them: wait on its folders (`finished`)
+            return
+    else:
+        _session = _Session(Path(tempfile.mkdtemp(prefix="portability-beside-")))
     script = ""
     for name, prepare in wanted.items():
         folder = _session.base / name
@@ -111,18 +149,39 @@ def start(wanted: dict[str, Prepare]) -> None:
     _session.process = subprocess.Popen(
         ["nice", "-n", "19", *idle_io, "sh", "-c", script], start_new_session=True, stdin=subprocess.DEVNULL
     )
+    if _session.shared:  # for the controller (`unconfigure`) and the other workers (`finished`)
+        _write(_session.base / "pid", str(_session.process.pid))
+        _write(_session.base / "started", "\n".join(_session.jobs))
+
+
+def _write(path: Path, text: str) -> None:
+    """Whole or not at all: another worker reads it as soon as it exists."""
+    part = path.with_name(path.name + ".part")
+    part.write_text(text)
+    part.rename(path)
 
 
 def stop() -> None:
     """End what still runs (a session cut short) and remove the jobs' folders."""
     global _session
-    if _session is None:
+    if _session is None or _session.shared:  # another worker may still wait on a job: `unconfigure`
         return
     if _session.process is not None and _session.process.poll() is None:
         os.killpg(_session.process.pid, signal.SIGKILL)
         _session.process.wait()
     shutil.rmtree(_session.base, ignore_errors=True)
     _session = None
+
+
+def _claimed_elsewhere(base: Path) -> dict[str, Path]:
+    """The jobs another xdist worker started in the shared folder, once it says which (it prepares
+    them first: a copy of the repository, seconds)."""
+    started, deadline = base / "started", time.monotonic() + TIMEOUT_S
+    while not started.exists():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"no worker said which jobs it started beside the suite in {base}")
+        time.sleep(0.2)
+    return {name: base / name for name in started.read_text().split()}
 
 
 def _read(folder: Path) -> Done:
@@ -133,12 +192,14 @@ def _read(folder: Path) -> Done:
 def finished(name: str, prepare: Prepare, scratch: Path | None = None) -> Done:
     """The job `name` once it has ended: started beside the suite, or else run now in `scratch`
     (a new temporary folder where none is given)."""
+    if _session is not None and _session.shared and _session.process is None:
+        _session.jobs = _claimed_elsewhere(_session.base)
     if _session is not None and name in _session.jobs:
         folder = _session.jobs[name]
         deadline = time.monotonic() + TIMEOUT_S
         while not (folder / "status").exists():
-            assert _session.process is not None
-            if _session.process.poll() is not None and not (folder / "status").exists():
+            ended = _session.process is not None and _session.process.poll() is not None
+            if ended and not (folder / "status").exists():
                 raise AssertionError(f"the jobs beside the suite ended before {name} did")
             if time.monotonic() > deadline:
                 raise AssertionError(f"{name}, beside the suite, still runs after {TIMEOUT_S} s")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import subprocess
@@ -22,6 +23,37 @@ os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 REFERENCE_DIR = REPO_ROOT.parent / "shared" / "reference" / "mince2023"
+
+
+# The README's test command runs the suite on every core, a worker each (pytest-xdist `-n auto`), each
+# test file whole in one worker (`--dist loadfile`: a module's fixtures are made once), at most this
+# many: each worker imports the frameworks and starts runs of its own (a few GB of memory at its peak).
+MOST_TEST_WORKERS = 4
+MEMORY_PER_TEST_WORKER_GB = 5
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
+    """`-n auto`: one worker per core this process may use, as memory allows, at most MOST_TEST_WORKERS."""
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    by_memory = MOST_TEST_WORKERS  # where /proc/meminfo is not there to say
+    with contextlib.suppress(OSError, StopIteration, ValueError):
+        meminfo = Path("/proc/meminfo").read_text().splitlines()
+        available_kb = int(next(line for line in meminfo if line.startswith("MemAvailable:")).split()[1])
+        by_memory = int(available_kb / 2**20 // MEMORY_PER_TEST_WORKER_GB)
+    return max(1, min(cores, by_memory, MOST_TEST_WORKERS))
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    from tests import beside
+
+    beside.configure(config)
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    from tests import beside
+
+    beside.unconfigure(config)
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:

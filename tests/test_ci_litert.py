@@ -153,7 +153,7 @@ def test_ci_runs_every_step_in_order_with_the_litert_environment_beside_the_suit
     )
     assert done.returncode == 0, done.stdout + done.stderr
     steps = [
-        ".venv python (niceness 0): PORTABILITY_REQUIRE_LITERT_TORCH= -m pytest -q\n",
+        ".venv python (niceness 0): PORTABILITY_REQUIRE_LITERT_TORCH= -m pytest -q -n auto --dist loadfile\n",
         "ruff check src tests benchmarks\n",
         "ruff format --check src tests benchmarks\n",
         "mypy \n",

@@ -15,8 +15,10 @@ import pytest
 
 from portability_data.runner.provenance import _TICKS_PER_S, OtherCpu, _cpu_snapshot, _tree_ticks
 
+# Busy until it has used {seconds} of CPU (not of wall time: on a loaded machine a wall-time loop
+# gets a fraction of a core, and the tests' "it did run" floor would fail for the wrong reason).
 BUSY = (
-    "import time\nend = time.time() + {seconds}\nwhile time.time() < end: pass\n"
+    "import time\nwhile time.process_time() < {seconds}: pass\n"
     "open({out!r}, 'w').write(str(time.process_time()))\n"
 )
 
