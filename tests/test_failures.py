@@ -162,3 +162,14 @@ def test_the_bar_is_per_setting() -> None:
     shares = _unclassified_share_per_setting(rows.assign(outcome="failed"))
     assert sum(u for u, _ in shares.values()) / sum(n for _, n in shares.values()) <= 0.05  # pooled: passes
     assert _over_the_bar(shares) == {("torch", "xla", "compiled"): "12 of 100 (12.0%)"}
+
+
+def test_bfloat16_refused_by_litert_torchs_converter_is_the_converters_and_by_our_conversion_ours() -> None:
+    """The same torch TypeError, two owners: raised inside litert_torch.convert (a bfloat16 module's
+    parameters inlined through `Tensor.numpy()`) it is the converter's refusal of the dtype; raised by
+    the harness's own NumPy conversion (rows before runner/devices/torch_arrays.py) it is ours."""
+    refusal = "Got unsupported ScalarType BFloat16"
+    assert classify_failure_detail(
+        "torch", "ConvertError", f"conversion to TFLite failed (litert_torch.convert): TypeError: {refusal}"
+    ) == ("type_failure", "convert_bfloat16_constant", "export_unsupported_dtype")
+    assert classify_failure_detail("torch", "TypeError", refusal)[:2] == ("harness", "harness_torch_numpy_bfloat16")
