@@ -149,16 +149,12 @@ def start(wanted: dict[str, Prepare]) -> None:
     _session.process = subprocess.Popen(
         ["nice", "-n", "19", *idle_io, "sh", "-c", script], start_new_session=True, stdin=subprocess.DEVNULL
     )
-    if _session.shared:  # for the controller (`unconfigure`) and the other workers (`finished`)
-        _write(_session.base / "pid", str(_session.process.pid))
-        _write(_session.base / "started", "\n".join(_session.jobs))
+    if _session.shared:  # for the controller (`unconfigure`) and the other workers (`finished`),
+        # written whole or not at all: another worker reads them as soon as they exist
+        from portability_data.tables.atomic import atomic_write_bytes
 
-
-def _write(path: Path, text: str) -> None:
-    """Whole or not at all: another worker reads it as soon as it exists."""
-    part = path.with_name(path.name + ".part")
-    part.write_text(text)
-    part.rename(path)
+        atomic_write_bytes(_session.base / "pid", str(_session.process.pid).encode())
+        atomic_write_bytes(_session.base / "started", "\n".join(_session.jobs).encode())
 
 
 def stop() -> None:
