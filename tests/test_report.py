@@ -567,3 +567,16 @@ def test_sample_coverage_counts_census_and_curated_functions_each_named() -> Non
     row = sample_coverage(outcomes, samples, census).iloc[0]
     assert (row["sampled"], row["curated"], row["census"], row["measured"]) == (3, 1, 2, 2)
     assert row["not_measured_examples"] == "torch.sin"
+
+
+def test_two_paths_of_one_machine_model_are_ordered_by_name_not_by_chance() -> None:
+    """openvino and openvino_f32 share a machine model and an unknown-device rank: the device's
+    name breaks the tie (a set's hash order broke it before, differently in each `dvc repro`)."""
+    from portability_data.report.inputs import reading_order_key
+
+    model = "AMD EPYC (openvino CPU plugin)"
+    plain, pinned = (
+        reading_order_key("torch", device, "portability", model) for device in ("openvino", "openvino_f32")
+    )
+    assert plain < pinned
+    assert reading_order_key("torch", "cpu", "portability", model) < plain  # the study's devices first

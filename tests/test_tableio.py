@@ -189,6 +189,47 @@ def test_shards_stop_or_quarantine_by_rule(tmp_path: Path) -> None:
     assert good.exists() and bad.exists()  # nothing is deleted
 
 
+def _unvalidated_shard(path: Path, rows: list[dict]) -> Path:
+    """A shard of the right schema written without the value checks (as a hand-edited file would be)."""
+    table = pa.Table.from_pylist(rows, schema=contracts.RESULTS)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    pq.write_table(table.replace_schema_metadata({b"table": b"results"}), path)
+    return path
+
+
+def test_a_shard_whose_values_break_the_contract_is_named_among_shards_read_together(tmp_path: Path) -> None:
+    """The shards' values are validated in one pass; a value one shard breaks still names that shard
+    and its row, and quarantine keeps the others' rows."""
+    good = [
+        write_table("results", pd.DataFrame([result_row(run_id=f"r{i}")]), tmp_path / f"{i}.parquet")
+        for i in (1, 2)
+    ]
+    bad = _unvalidated_shard(
+        tmp_path / "3.parquet",
+        [result_row(run_id="r3"), result_row(run_id="r3", repeat=1, outcome="exploded")],
+    )
+    with pytest.raises(TableValidationError) as caught:
+        read_shards("results", [tmp_path])
+    said = str(caught.value)
+    assert said.startswith(f"{bad}: ") and "row 1, value 'exploded'" in said
+    assert not any(str(file) in said for file in good)
+    report = read_shards("results", [tmp_path], quarantine=True)
+    assert list(report.bad) == [bad] and report.frame["run_id"].tolist() == ["r1", "r2"]
+
+
+def test_rows_repeated_in_two_shards_are_refused_with_each_row_named_by_its_file(tmp_path: Path) -> None:
+    """Each shard alone keeps the contract; together they repeat (run_id, test_id, repeat): the read
+    stops, naming the rows in each file, even with quarantine (no one file is the bad one)."""
+    first = write_table("results", pd.DataFrame([result_row(), result_row(repeat=1)]), tmp_path / "a.parquet")
+    copy = write_table("results", pd.DataFrame([result_row(repeat=1)]), tmp_path / "b.parquet")
+    for quarantine in (False, True):
+        with pytest.raises(TableValidationError) as caught:
+            read_shards("results", [tmp_path], quarantine=quarantine)
+        said = str(caught.value)
+        assert f"row 1 of {first}" in said and f"row 0 of {copy}" in said and f"row 0 of {first}" not in said
+        assert "remove the shard that repeats" in said
+
+
 def test_failed_write_leaves_no_partial_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     def disk_full(table, where, **kwargs):
         Path(where).write_bytes(b"PAR1 half")

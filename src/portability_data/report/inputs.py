@@ -170,10 +170,12 @@ def canonical_samples(samples: pd.DataFrame) -> pd.DataFrame:
 
 
 def reading_order_key(framework: str, device: str, source: str = "", model: str = "") -> tuple:
-    """Study first, then frameworks and devices in the study's order: stable figure and table order."""
+    """Study first, then frameworks and devices in the study's order: stable figure and table order.
+    Devices the study did not have follow by name: two paths of one machine model (openvino and
+    openvino_f32) otherwise tied, and a set's order broke the tie differently from run to run."""
     fw = FRAMEWORK_ORDER.index(framework) if framework in FRAMEWORK_ORDER else 99
     dev = DEVICE_ORDER.index(device) if device in DEVICE_ORDER else 99
-    return (source != STUDY, source, fw, framework, dev, str(model))
+    return (source != STUDY, source, fw, framework, dev, device, str(model))
 
 
 def mode_rank(mode: str) -> int:
