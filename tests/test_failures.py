@@ -171,5 +171,8 @@ def test_bfloat16_refused_by_litert_torchs_converter_is_the_converters_and_by_ou
     assert classify_failure_detail(
         "torch", "ConvertError", f"conversion to TFLite failed (litert_torch.convert): TypeError: {refusal}"
     ) == ("type_failure", "convert_bfloat16_constant", "export_unsupported_dtype")
+    assert classify_failure_detail(  # iree-turbine lifting a large constant to a global (torch.frombuffer)
+        "torch", "LowerError", f"lowering to MLIR failed (iree.turbine): TypeError: {refusal}"
+    ) == ("type_failure", "lower_bfloat16_constant", "export_unsupported_dtype")
     ours = classify_failure_detail("torch", "TypeError", refusal)
     assert ours[:2] == ("harness", "harness_torch_numpy_bfloat16")

@@ -559,3 +559,26 @@ def test_a_census_only_compiled_setting_is_not_called_older_than_the_execution_c
     assert not summary.loc["onnxruntime", "curated_ran"]
     assert summary.loc["cpu", "curated_ran"]
     assert (summary["n_subtests"] == 0).all()
+
+
+def test_a_path_measured_on_another_host_than_the_cpus_run_is_said_so() -> None:
+    """An export path run on a session's host (Intel) set beside the CPU run of another (AMD): the
+    opening names the CPU's machine and says the gap is not the path's alone; a path of the same
+    host, a GPU and xla are not flagged."""
+    from portability_data.report.findings import _now
+
+    def row(device: str, model: str, pct: float) -> dict[str, object]:
+        return {
+            "source": "portability", "framework": "torch", "device": device, "device_model": model,
+            "mode": "compiled", "n_known": 10, "pct_failing": pct, "framework_version": "2.13.0+cpu",
+        }  # fmt: skip
+
+    cpu = row("cpu", "AMD EPYC", 10.0)
+    iree = row("iree", "Intel(R) Xeon(R) Processor @ 2.80GHz (iree llvm-cpu, local-task)", 90.0)
+    same = row("onnxruntime", "AMD EPYC (onnxruntime CPUExecutionProvider)", 80.0)
+    xla = row("xla", "XLA CPU (PJRT)", 50.0)
+    text = _now({"summary_failing": pd.DataFrame([cpu, iree, same, xla])})
+    assert text is not None
+    flagged = "(the CPU's run is of another machine, AMD EPYC: not the path's difference alone)"
+    parts = text.split("; ")
+    assert [flagged in part for part in parts] == [True, False, False], parts
