@@ -94,16 +94,10 @@ def _then(tables: dict[str, pd.DataFrame]) -> str | None:
     )
 
 
-ALONE = ": not the path's difference alone"
-
-
 def _host_cpu(row: dict) -> str | None:
-    """The host CPU of a setting that runs on it: the CPU's own runs (their model is the CPU's) and
-    the export and edge paths, whose model is the host CPU's then their runtime in parentheses
-    ("Intel(R) Xeon(R) ... (iree llvm-cpu, local-task)"); None for an accelerator, or xla (its
-    model names XLA's backend, not the machine)."""
-    if row["device"] == "cpu":
-        return str(row["device_model"])
+    """The host CPU of a path that runs on it: an export or edge path's model is the host CPU's,
+    then its runtime in parentheses ("Intel(R) Xeon(R) ... (iree llvm-cpu, local-task)"); None for
+    an accelerator, or xla (its model names XLA's backend, not the machine)."""
     if row["device"] == "xla" or " (" not in str(row["device_model"]):
         return None
     return str(row["device_model"]).split(" (", 1)[0]
@@ -122,7 +116,7 @@ def _now(tables: dict[str, pd.DataFrame]) -> str | None:
         # the gap is the versions' as well as the devices'
         other = _release(cpu["framework_version"]) != _release(row["framework_version"])
         # a path run on a host CPU whose CPU run is another machine's (a session's host changes)
-        elsewhere = _host_cpu(row) not in (None, _host_cpu(cpu) or cpu["device_model"])
+        elsewhere = _host_cpu(row) not in (None, cpu["device_model"])  # a CPU run's model is its CPU
         device = model_label(row["device"], row["device_model"])
         if row["device"] == "xla":
             device = "xla (torch_xla on XLA's CPU backend, not a TPU)"
@@ -131,7 +125,12 @@ def _now(tables: dict[str, pd.DataFrame]) -> str | None:
             f"{row['n_known']} functions failing on {device}, {row['framework_version']}, against "
             f"{cpu['pct_failing']:.1f}% of {cpu['n_known']} on the CPU, {cpu['framework_version']}"
             + (" (another version: not the device's difference alone)" if other else "")
-            + (f" (the CPU's run is of another machine, {cpu['device_model']}{ALONE})" if elsewhere else "")
+            + (
+                f" (the CPU's run is of another machine, {cpu['device_model']}: "
+                "not the path's difference alone)"
+                if elsewhere
+                else ""
+            )
         )
     if not parts:
         return None
