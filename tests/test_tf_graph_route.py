@@ -145,3 +145,39 @@ def test_a_function_of_no_input_in_a_tf1_graph_is_converted_too(device, monkeypa
         out = timer(lambda: tf.constant([1.5, 2.5]) * 2.0)
     with v1.Session(graph=graph) as session:
         np.testing.assert_allclose(session.run(out), [3.0, 5.0])
+
+
+@pytest.mark.parametrize("device", PATHS)
+def test_a_gradient_through_a_converted_model_says_the_path_has_none(device, monkeypatch) -> None:
+    """A runtime returns values, not a graph TensorFlow can differentiate: a gradient asked through
+    the converted call (eager's GradientTape on a variable, a TF1 graph's tf.gradients) raises the
+    path's NoGradientError (rule export_no_gradient), where it was None and the test failed on its
+    own `None.numpy()` (36 TensorFlow openvino subtests unclassified). The values are the model's,
+    and a gradient that does not pass through the call is TensorFlow's as before."""
+    timer = _timer(device, monkeypatch)
+    import numpy as np
+    import tensorflow as tf
+
+    from portability_data.runner import failures
+    from portability_data.runner.devices.tf_graph_mode import NoGradientError
+
+    x = tf.Variable([1.0, -2.0, 3.0])
+    with tf.GradientTape(persistent=True) as tape:
+        y = timer(lambda t: t * t, x)
+        beside = x * 3.0  # not through the converted call
+    np.testing.assert_allclose(y.numpy(), [1.0, 4.0, 9.0])
+    np.testing.assert_allclose(tape.gradient(beside, x).numpy(), [3.0, 3.0, 3.0])
+    with pytest.raises(NoGradientError, match=r"no gradient through the converted model \(") as raised:
+        tape.gradient(y, x)
+    category = failures.classify_failure("tensorflow", "NoGradientError", str(raised.value))
+    assert category == ("not_implemented", "export_no_gradient")
+
+    v1 = tf.compat.v1
+    graph = tf.Graph()
+    with graph.as_default():
+        feed = tf.constant([0.5, 1.5])
+        out = timer(lambda t: t + 1.0, feed)
+        with pytest.raises(NoGradientError, match="no gradient through the converted model"):
+            v1.gradients(tf.reduce_sum(out), [feed])
+    with v1.Session(graph=graph) as session:
+        np.testing.assert_allclose(session.run(out), [1.5, 2.5])

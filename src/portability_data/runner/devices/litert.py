@@ -48,6 +48,7 @@ from portability_data.runner.devices.tf_graph_mode import (
     graph_key,
     in_graph,
     packed,
+    tied_to_inputs,
     trace_in_graph,
 )
 from portability_data.runner.devices.torch_arrays import DenseOnlyError, numpy_of, tensor_of
@@ -337,11 +338,11 @@ class TensorFlowLiteCall(ConvertedCall):
         tf = self.backend.tf
         if "body" in built:
             loaded, names = built["loaded"], built["names"]
-            return deferred(tf, built["body"], arrays, lambda feeds: loaded.run(feeds, names))
+            return deferred(tf, self.tool, built["body"], arrays, lambda feeds: loaded.run(feeds, names))
         feeds = [a.numpy() for a in tf.nest.flatten(arrays)]
         outputs = built["loaded"].run(feeds, built["names"])
         with tf.device(self.backend.handle()):
-            tensors = [tf.constant(o) for o in outputs]
+            tensors = tied_to_inputs(tf, self.tool, arrays, [tf.constant(o) for o in outputs])
         return packed(tf, built["structure"], tensors)
 
 

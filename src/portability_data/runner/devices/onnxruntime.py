@@ -60,6 +60,7 @@ from portability_data.runner.devices.tf_graph_mode import (
     graph_key,
     in_graph,
     packed,
+    tied_to_inputs,
     trace_in_graph,
 )
 
@@ -381,12 +382,12 @@ class _TensorFlowOnnxCall(_OnnxCall):
         tf = self.backend.tf
         session, structure, captured, body = built
         if body is not None:
-            return deferred(tf, body, arrays, lambda feeds: self.run_session(session, feeds))
+            return deferred(tf, self.tool, body, arrays, lambda feeds: self.run_session(session, feeds))
         # a 0-d tensor's .numpy() is a NumPy scalar, which ONNX Runtime refuses as a feed: arrays only
         feeds = [np.asarray(a.numpy() if hasattr(a, "numpy") else a) for a in tf.nest.flatten(arrays)]
         outputs = ort_run(session, feeds + captured)
         with tf.device(self.backend.handle()):
-            tensors = [tf.constant(o) for o in outputs]
+            tensors = tied_to_inputs(tf, self.tool, arrays, [tf.constant(o) for o in outputs])
         return packed(tf, structure, tensors)
 
     def run_session(self, session: Any, feeds: list[Any]) -> list[Any]:

@@ -49,6 +49,7 @@ from portability_data.runner.devices.tf_graph_mode import (
     graph_key,
     in_graph,
     packed,
+    tied_to_inputs,
     trace_in_graph,
 )
 from portability_data.runner.devices.trace_errors import trace_error_cause
@@ -279,10 +280,13 @@ class _TensorFlowOpenVinoCall(CompiledCall):
         if compiled is ON_HOST:
             return self.fn(*arrays)
         if body is not None:
-            return deferred(tf, body, arrays, lambda feeds: self.infer(compiled, feeds, names, body))
+            return deferred(
+                tf, self.tool, body, arrays, lambda feeds: self.infer(compiled, feeds, names, body)
+            )
         outputs = self.infer(compiled, [a.numpy() for a in leaves], names)
         with tf.device(self.backend.handle()):
-            return packed(tf, structure, [tf.constant(o) for o in outputs])
+            tensors = tied_to_inputs(tf, self.tool, arrays, [tf.constant(o) for o in outputs])
+            return packed(tf, structure, tensors)
 
     def infer(
         self, compiled: Any, feeds: list[Any], names: list[str], body: GraphBody | None = None

@@ -41,6 +41,11 @@ class GraphRouteError(RuntimeError):
     """The graph route cannot take this function (its own limit, not the path's): not measured."""
 
 
+class NoGradientError(RuntimeError):
+    """A gradient was asked through a converted model: its runtime returns values, not a graph that
+    can be differentiated, so the path has no gradient to give (rule `export_no_gradient`)."""
+
+
 def in_graph(tf: Any) -> bool:
     """Whether the call is being made inside a TF1 graph (a session will run its result)."""
     return not tf.executing_eagerly() and tf.compat.v1.get_default_graph().building_function is False
@@ -183,9 +188,12 @@ def packed(tf: Any, structure: Any, outputs: list[Any]) -> Any:
     return tf.nest.pack_sequence_as(structure, leaves, expand_composites=True)
 
 
-def deferred(tf: Any, body: GraphBody, arrays: tuple, run: Callable[[list[Any]], list[Any]]) -> Any:
+def deferred(
+    tf: Any, tool: str, body: GraphBody, arrays: tuple, run: Callable[[list[Any]], list[Any]]
+) -> Any:
     """The call's result in the graph: a tf.numpy_function node that, when the session runs it,
-    feeds `run` (the path's loaded model) the arguments' and captures' values."""
+    feeds `run` (the path's loaded model) the arguments' and captures' values; a gradient asked of
+    it raises NoGradientError naming `tool` (`tied_to_inputs`)."""
     import numpy as np
 
     def call(*values: Any) -> list[Any]:
@@ -198,4 +206,30 @@ def deferred(tf: Any, body: GraphBody, arrays: tuple, run: Callable[[list[Any]],
         outputs = tf.numpy_function(call, feeds, body.output_dtypes, stateful=True, name="converted_model")
     for output, shape in zip(outputs, body.output_shapes):
         output.set_shape(shape)
-    return packed(tf, body.structure, list(outputs))
+    return packed(tf, body.structure, tied_to_inputs(tf, tool, feeds, list(outputs)))
+
+
+def tied_to_inputs(tf: Any, tool: str, inputs: Any, outputs: list[Any]) -> list[Any]:
+    """A converted model's outputs recorded for autodiff (eager's GradientTape, a graph's
+    tf.gradients) as a function of the call's float inputs, with a gradient that raises
+    NoGradientError. Untied, the runtime's values are constants (eager) or a tf.numpy_function's,
+    which TensorFlow does not differentiate: a gradient asked of them was None, and the test failed
+    on its own `None.numpy()`, a message no rule can read (found 2026-12-07: 36 TensorFlow curated
+    subtests on openvino left unclassified; the same on onnxruntime, litert and litert_flex)."""
+    leaves = [leaf for leaf in tf.nest.flatten(inputs) if tf.is_tensor(leaf) or isinstance(leaf, tf.Variable)]
+    sources = [  # a variable's read is recorded, so a gradient asked of the variable comes here too
+        tf.convert_to_tensor(leaf) for leaf in leaves if leaf.dtype.is_floating or leaf.dtype.is_complex
+    ]
+    if not sources or not outputs:
+        return outputs
+
+    @tf.custom_gradient  # type: ignore[misc]
+    def converted_model(*_sources: Any) -> tuple[list[Any], Callable[..., Any]]:
+        def gradient(*_upstream: Any) -> Any:
+            raise NoGradientError(
+                f"no gradient through the converted model ({tool}): its runtime returns values only"
+            )
+
+        return [tf.identity(output) for output in outputs], gradient
+
+    return list(converted_model(*sources))
