@@ -582,3 +582,28 @@ def test_a_path_measured_on_another_host_than_the_cpus_run_is_said_so() -> None:
     flagged = "(the CPU's run is of another machine, AMD EPYC: not the path's difference alone)"
     parts = text.split("; ")
     assert [flagged in part for part in parts] == [True, False, False], parts
+
+
+def test_a_path_is_set_beside_the_cpu_run_of_its_own_host_where_there_is_one() -> None:
+    """With a CPU run of each host, each path is compared with its own machine's CPU, whichever
+    CPU row comes first: an Intel path with the Intel CPU, an AMD path with the AMD CPU, unflagged."""
+    from portability_data.report.findings import _now
+
+    def row(device: str, model: str, pct: float) -> dict[str, object]:
+        return {
+            "source": "portability", "framework": "torch", "device": device, "device_model": model,
+            "mode": "compiled", "n_known": 10, "pct_failing": pct, "framework_version": "2.13.0+cpu",
+        }  # fmt: skip
+
+    intel = "Intel(R) Xeon(R) Processor @ 2.80GHz"
+    cpus = [row("cpu", "AMD EPYC", 10.0), row("cpu", intel, 20.0)]
+    paths = [
+        row("iree", f"{intel} (iree llvm-cpu, local-task)", 90.0),
+        row("onnxruntime", "AMD EPYC (x)", 80.0),
+    ]
+    for order in (cpus, cpus[::-1]):
+        text = _now({"summary_failing": pd.DataFrame([*order, *paths])})
+        assert text is not None
+        iree, onnx = text.split("; ")
+        assert "against 20.0% of 10 on the CPU" in iree and "another machine" not in iree, iree
+        assert "against 10.0% of 10 on the CPU" in onnx and "another machine" not in onnx, onnx

@@ -33,10 +33,17 @@ def _name(framework: str) -> str:
 
 
 def _failing(
-    table: pd.DataFrame, source: str, framework: str, device: str, mode: str, version: str | None = None
+    table: pd.DataFrame,
+    source: str,
+    framework: str,
+    device: str,
+    mode: str,
+    version: str | None = None,
+    model: str | None = None,
 ) -> dict | None:
     """The summary_failing row of one setting (the first model: the study's rows are its primary
-    models only), or None; with `version`, that framework version's row first where there is one."""
+    models only), or None; with `version`, that framework version's row first where there is one,
+    and with `model`, that machine's row first (a path's own host CPU, where it has a CPU run)."""
     if table.empty:
         return None
     rows = table[
@@ -49,6 +56,9 @@ def _failing(
     if version is not None and len(rows):
         same = rows[rows["framework_version"].map(_release) == _release(version)]
         rows = same if len(same) else rows
+    if model is not None and len(rows):
+        mine = rows[rows["device_model"] == model]
+        rows = mine if len(mine) else rows
     return rows.iloc[0].to_dict() if len(rows) else None
 
 
@@ -109,14 +119,17 @@ def _now(tables: dict[str, pd.DataFrame]) -> str | None:
     ours = failing[(failing["source"] != STUDY) & (failing["device"] != "cpu")] if len(failing) else failing
     parts = []
     for row in ours.to_dict("records"):
-        cpu = _failing(failing, row["source"], row["framework"], "cpu", row["mode"], row["framework_version"])
+        host = _host_cpu(row)  # a path's comparison is with the CPU run of its own machine, where one is
+        cpu = _failing(
+            failing, row["source"], row["framework"], "cpu", row["mode"], row["framework_version"], host
+        )
         if cpu is None:
             continue
         # a device run on another release than the CPU's (a lent machine's image, torch_xla's pin):
         # the gap is the versions' as well as the devices'
         other = _release(cpu["framework_version"]) != _release(row["framework_version"])
         # a path run on a host CPU whose CPU run is another machine's (a session's host changes)
-        elsewhere = _host_cpu(row) not in (None, cpu["device_model"])  # a CPU run's model is its CPU
+        elsewhere = host not in (None, cpu["device_model"])  # a CPU run's model is its CPU
         device = model_label(row["device"], row["device_model"])
         if row["device"] == "xla":
             device = "xla (torch_xla on XLA's CPU backend, not a TPU)"
