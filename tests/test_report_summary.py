@@ -561,22 +561,24 @@ def test_a_census_only_compiled_setting_is_not_called_older_than_the_execution_c
     assert (summary["n_subtests"] == 0).all()
 
 
+def _path_row(device: str, model: str, pct: float) -> dict[str, object]:
+    """A summary_failing row of PyTorch compiled (portability) on one device and machine model."""
+    return {
+        "source": "portability", "framework": "torch", "device": device, "device_model": model,
+        "mode": "compiled", "n_known": 10, "pct_failing": pct, "framework_version": "2.13.0+cpu",
+    }  # fmt: skip
+
+
 def test_a_path_measured_on_another_host_than_the_cpus_run_is_said_so() -> None:
     """An export path run on a session's host (Intel) set beside the CPU run of another (AMD): the
     opening names the CPU's machine and says the gap is not the path's alone; a path of the same
     host, a GPU and xla are not flagged."""
     from portability_data.report.findings import _now
 
-    def row(device: str, model: str, pct: float) -> dict[str, object]:
-        return {
-            "source": "portability", "framework": "torch", "device": device, "device_model": model,
-            "mode": "compiled", "n_known": 10, "pct_failing": pct, "framework_version": "2.13.0+cpu",
-        }  # fmt: skip
-
-    cpu = row("cpu", "AMD EPYC", 10.0)
-    iree = row("iree", "Intel(R) Xeon(R) Processor @ 2.80GHz (iree llvm-cpu, local-task)", 90.0)
-    same = row("onnxruntime", "AMD EPYC (onnxruntime CPUExecutionProvider)", 80.0)
-    xla = row("xla", "XLA CPU (PJRT)", 50.0)
+    cpu = _path_row("cpu", "AMD EPYC", 10.0)
+    iree = _path_row("iree", "Intel(R) Xeon(R) Processor @ 2.80GHz (iree llvm-cpu, local-task)", 90.0)
+    same = _path_row("onnxruntime", "AMD EPYC (onnxruntime CPUExecutionProvider)", 80.0)
+    xla = _path_row("xla", "XLA CPU (PJRT)", 50.0)
     text = _now({"summary_failing": pd.DataFrame([cpu, iree, same, xla])})
     assert text is not None
     flagged = "(the CPU's run is of another machine, AMD EPYC: not the path's difference alone)"
@@ -589,17 +591,11 @@ def test_a_path_is_set_beside_the_cpu_run_of_its_own_host_where_there_is_one() -
     CPU row comes first: an Intel path with the Intel CPU, an AMD path with the AMD CPU, unflagged."""
     from portability_data.report.findings import _now
 
-    def row(device: str, model: str, pct: float) -> dict[str, object]:
-        return {
-            "source": "portability", "framework": "torch", "device": device, "device_model": model,
-            "mode": "compiled", "n_known": 10, "pct_failing": pct, "framework_version": "2.13.0+cpu",
-        }  # fmt: skip
-
     intel = "Intel(R) Xeon(R) Processor @ 2.80GHz"
-    cpus = [row("cpu", "AMD EPYC", 10.0), row("cpu", intel, 20.0)]
+    cpus = [_path_row("cpu", "AMD EPYC", 10.0), _path_row("cpu", intel, 20.0)]
     paths = [
-        row("iree", f"{intel} (iree llvm-cpu, local-task)", 90.0),
-        row("onnxruntime", "AMD EPYC (x)", 80.0),
+        _path_row("iree", f"{intel} (iree llvm-cpu, local-task)", 90.0),
+        _path_row("onnxruntime", "AMD EPYC (x)", 80.0),
     ]
     for order in (cpus, cpus[::-1]):
         text = _now({"summary_failing": pd.DataFrame([*order, *paths])})

@@ -47,8 +47,7 @@ from portability_data.runner.devices.tf_graph_mode import (
     eagerly,
     graph_key,
     in_graph,
-    packed,
-    tied_to_inputs,
+    model_result,
     trace_in_graph,
 )
 from portability_data.runner.devices.torch_arrays import DenseOnlyError, numpy_of, tensor_of
@@ -342,8 +341,7 @@ class TensorFlowLiteCall(ConvertedCall):
         feeds = [a.numpy() for a in tf.nest.flatten(arrays)]
         outputs = built["loaded"].run(feeds, built["names"])
         with tf.device(self.backend.handle()):
-            tensors = tied_to_inputs(tf, self.tool, arrays, [tf.constant(o) for o in outputs])
-        return packed(tf, built["structure"], tensors)
+            return model_result(tf, self.tool, built["structure"], arrays, outputs)
 
 
 class TensorFlowLiteRt(LiteRtBackendMixin, TensorFlowBackend):

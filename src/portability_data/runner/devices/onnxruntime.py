@@ -59,8 +59,7 @@ from portability_data.runner.devices.tf_graph_mode import (
     eagerly,
     graph_key,
     in_graph,
-    packed,
-    tied_to_inputs,
+    model_result,
     trace_in_graph,
 )
 
@@ -387,8 +386,7 @@ class _TensorFlowOnnxCall(_OnnxCall):
         feeds = [np.asarray(a.numpy() if hasattr(a, "numpy") else a) for a in tf.nest.flatten(arrays)]
         outputs = ort_run(session, feeds + captured)
         with tf.device(self.backend.handle()):
-            tensors = tied_to_inputs(tf, self.tool, arrays, [tf.constant(o) for o in outputs])
-        return packed(tf, structure, tensors)
+            return model_result(tf, self.tool, structure, arrays, outputs)
 
     def run_session(self, session: Any, feeds: list[Any]) -> list[Any]:
         """The session on a TF1 graph's values, when the graph runs (its error names the stage)."""

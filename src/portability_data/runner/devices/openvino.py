@@ -48,8 +48,7 @@ from portability_data.runner.devices.tf_graph_mode import (
     eagerly,
     graph_key,
     in_graph,
-    packed,
-    tied_to_inputs,
+    model_result,
     trace_in_graph,
 )
 from portability_data.runner.devices.trace_errors import trace_error_cause
@@ -285,8 +284,7 @@ class _TensorFlowOpenVinoCall(CompiledCall):
             )
         outputs = self.infer(compiled, [a.numpy() for a in leaves], names)
         with tf.device(self.backend.handle()):
-            tensors = tied_to_inputs(tf, self.tool, arrays, [tf.constant(o) for o in outputs])
-            return packed(tf, structure, tensors)
+            return model_result(tf, self.tool, structure, arrays, outputs)
 
     def infer(
         self, compiled: Any, feeds: list[Any], names: list[str], body: GraphBody | None = None

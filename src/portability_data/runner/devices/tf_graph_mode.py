@@ -209,6 +209,13 @@ def deferred(
     return packed(tf, body.structure, tied_to_inputs(tf, tool, feeds, list(outputs)))
 
 
+def model_result(tf: Any, tool: str, structure: Any, arrays: tuple, outputs: list[Any]) -> Any:
+    """An eager call's result from the runtime's flat NumPy outputs: tensors tied to the call's
+    inputs (`tied_to_inputs`), in the traced function's structure (`packed`). Call it under the
+    backend's device scope, where the tensors are to live."""
+    return packed(tf, structure, tied_to_inputs(tf, tool, arrays, [tf.constant(o) for o in outputs]))
+
+
 def tied_to_inputs(tf: Any, tool: str, inputs: Any, outputs: list[Any]) -> list[Any]:
     """A converted model's outputs recorded for autodiff (eager's GradientTape, a graph's
     tf.gradients) as a function of the call's float inputs, with a gradient that raises
