@@ -23,8 +23,8 @@ echo "/dev/fake 999999999 1 $((FAKE_FREE_GB * 1048576)) 1% /"
 FAKE_PYTHON3 = """#!/usr/bin/env bash
 # `python3 -m venv DIR`: a venv whose pip does what FAKE_PIP says (FAKE_PIP_LITERT for the litert-torch
 # extra, where set; `nospace-once`: out of disk the first time only), and whose python says how it
-# was called (the xla test's variables where set), at which niceness, and exits with FAKE_CASE
-# (FAKE_XLA_CASE in the xla environment).
+# was called (the xla test's variables and CI's Chromium install, where set), at which niceness, and
+# exits with FAKE_CASE (FAKE_XLA_CASE in the xla environment).
 [ "$1 $2" = "-m venv" ] || exit 2
 mkdir -p "$3/bin"
 cat > "$3/bin/pip" <<'PIP'
@@ -48,8 +48,13 @@ xla=""
 if [ -n "$PORTABILITY_REQUIRE_XLA" ]; then
   xla="PORTABILITY_REQUIRE_XLA=$PORTABILITY_REQUIRE_XLA PORTABILITY_XLA_PYTHON=$PORTABILITY_XLA_PYTHON "
 fi
+browser=""
+if [ -n "$PORTABILITY_BROWSER_PENDING" ]; then
+  apt=$(cat "$PORTABILITY_BROWSER_PENDING" 2>/dev/null || echo pending)
+  browser="PORTABILITY_BROWSER_PENDING=$PORTABILITY_BROWSER_PENDING ($apt) "
+fi
 echo "$(basename "$(dirname "$(dirname "$0")")") python (niceness $(nice)):" \
-  "${xla}PORTABILITY_REQUIRE_LITERT_TORCH=$PORTABILITY_REQUIRE_LITERT_TORCH $*"
+  "${browser}${xla}PORTABILITY_REQUIRE_LITERT_TORCH=$PORTABILITY_REQUIRE_LITERT_TORCH $*"
 case "$0" in *.ci-venv-xla/*) exit "${FAKE_XLA_CASE:-0}" ;; esac
 exit "${FAKE_CASE:-0}"
 PY

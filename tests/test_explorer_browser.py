@@ -2,7 +2,7 @@
 search for a known function shows its row and its matrix, a known failing cell shows its error and
 run from the support matrix, and nothing is fetched from the network. The committed page and data are
 what the explorer stage writes from the committed tables. Skipped only where no Chromium is found
-(CI sets PORTABILITY_REQUIRE_BROWSER: tests/test_report_browser.py then refuses to skip);
+(CI sets PORTABILITY_REQUIRE_BROWSER or waits on its install: tests/browser.py then refuses to skip);
 PORTABILITY_SCREENSHOT_DIR=folder keeps the screenshots there."""
 
 from __future__ import annotations
@@ -17,10 +17,17 @@ import pandas as pd
 import pytest
 
 from portability_data.report.explorer import DATA_GLOBAL, write_explorer
+from tests.browser import browser
 from tests.conftest import REPO_ROOT
-from tests.test_report_browser import BROWSER, EXTERNAL, MISSING
+from tests.test_report_browser import EXTERNAL
 
-pytestmark = pytest.mark.skipif(BROWSER is None, reason=MISSING)
+
+@pytest.fixture(scope="module", autouse=True)
+def _chromium() -> None:
+    """Skipped only where no Chromium is found and none is required (tests/browser.py)."""
+    browser()
+
+
 DATA = REPO_ROOT / "data"
 COMMITTED = REPO_ROOT / "reports" / "explorer"
 FUNCTION = "torch.linalg.svd"
@@ -35,7 +42,7 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def chromium(page: Path, fragment: str, profile: Path, *args: str) -> subprocess.CompletedProcess[str]:
     command = [
-        str(BROWSER),
+        browser(),
         "--headless",
         "--no-sandbox",
         "--disable-gpu",

@@ -89,12 +89,18 @@ def test_tensorflow_conv3d_dilation_message_of_our_cpu_runs_is_a_device_limit() 
 
 
 def _unclassified_share_per_setting(rows) -> dict[tuple, tuple[int, int]]:
-    """(framework, device, mode) -> (unclassified, failing) rows, read with today's rules."""
+    """(framework, device, mode) -> (unclassified, failing) rows, read with today's rules. A reading
+    depends on the framework, outcome, error type and message only: each distinct one is read once
+    (60,636 failing rows held 13,604 at 2026-12-07)."""
     failing = rows[rows["outcome"].isin(["failed", "error", "timeout", "crashed", "memory"])]
     out: dict[tuple, tuple[int, int]] = {}
+    rules: dict[tuple[str, str, str, str], str] = {}
     for r in failing.itertuples(index=False):
         error_type, message = (v if isinstance(v, str) else "" for v in (r.error_type, r.error_message))
-        rule = classify_failure_detail(r.framework, error_type, message, outcome=r.outcome)[1]
+        key = (r.framework, r.outcome, error_type, message)
+        if key not in rules:
+            rules[key] = classify_failure_detail(r.framework, error_type, message, outcome=r.outcome)[1]
+        rule = rules[key]
         unclassified, total = out.get((r.framework, r.device, r.mode), (0, 0))
         out[r.framework, r.device, r.mode] = (unclassified + (rule == "unclassified"), total + 1)
     return out

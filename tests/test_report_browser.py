@@ -1,27 +1,30 @@
 """reports/report.html in a real headless browser, offline: it loads with no external request (every
 figure embedded or local), and a reader sees the title and the findings first (issue 49). Skipped
-only where no Chromium binary is found; PORTABILITY_SCREENSHOT=path keeps the screenshot there."""
+only where no Chromium binary is found and none is required (tests/browser.py);
+PORTABILITY_SCREENSHOT=path keeps the screenshot there."""
 
 from __future__ import annotations
 
 import os
 import re
-import shutil
 import subprocess
 from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
 
+from tests.browser import browser
 from tests.conftest import REPO_ROOT
 
 REPORT = REPO_ROOT / "reports" / "report.html"
-BROWSERS = ("chromium", "chromium-browser", "google-chrome", "chrome", "headless_shell")
-BROWSER = next((found for name in BROWSERS if (found := shutil.which(name))), None)
-MISSING = f"no Chromium binary on the PATH (looked for {', '.join(BROWSERS)})"
-if BROWSER is None and os.environ.get("PORTABILITY_REQUIRE_BROWSER"):  # CI installed one: never skip
-    raise RuntimeError(f"PORTABILITY_REQUIRE_BROWSER is set but there is {MISSING}")
-pytestmark = pytest.mark.skipif(BROWSER is None, reason=MISSING)
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _chromium() -> None:
+    """Skipped only where no Chromium is found and none is required (tests/browser.py)."""
+    browser()
+
+
 EXTERNAL = re.compile(r"^\s*(https?:)?//", re.IGNORECASE)
 CSS_URL = re.compile(r"url\(\s*['\"]?\s*((?:https?:)?//[^)'\"]*)", re.IGNORECASE)
 
@@ -29,7 +32,7 @@ CSS_URL = re.compile(r"url\(\s*['\"]?\s*((?:https?:)?//[^)'\"]*)", re.IGNORECASE
 def headless(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
     """Chromium headless on the report, with every host name unresolvable: nothing can be fetched."""
     command = [
-        str(BROWSER),
+        browser(),
         "--headless",
         "--no-sandbox",
         "--disable-gpu",
