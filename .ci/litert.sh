@@ -8,7 +8,7 @@
 LITERT_VENV_GB=4 # the environment (2.3 GB) + pip's unpacking
 install_litert() {
   local began; began=$(date +%s)
-  (python3 -m venv .ci-venv-litert && .ci-venv-litert/bin/pip install -q --no-compile -e ".[litert-torch]") \
+  (python3 -m venv .ci-venv-litert && .ci-venv-litert/bin/pip install -q -e ".[litert-torch]") \
     > .ci-venv-litert.log 2>&1 || return $?
   echo $(( $(date +%s) - began )) > .ci-venv-litert.seconds
 }

@@ -6,7 +6,7 @@ MAIN_VENV_GB=5   # .venv (.[all]: 3.5 GB) + pip's unpacking
 free_gb() { df -Pk . | awk 'NR == 2 { print int($4 / 1048576) }'; }
 install_xla() {
   local began; began=$(date +%s)
-  (python3 -m venv .ci-venv-xla && .ci-venv-xla/bin/pip install -q --no-cache-dir --no-compile -e ".[xla]") \
+  (python3 -m venv .ci-venv-xla && .ci-venv-xla/bin/pip install -q --no-cache-dir -e ".[xla]") \
     > .ci-venv-xla.log 2>&1 || return $?
   echo $(( $(date +%s) - began )) > .ci-venv-xla.seconds
 }
