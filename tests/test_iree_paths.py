@@ -336,6 +336,11 @@ negated = backend.compile(lambda t, o: torch.bitwise_not(t, out=o))
 seen["out="] = [negated(torch.tensor([1, 2, 3]), out).tolist(), out.tolist(), negated.execution]
 transposed = backend.compile(lambda t: t.mT * 2)
 seen["mT"] = [transposed(torch.arange(6.0).reshape(2, 3)).tolist(), None, transposed.execution]
+mixed = backend.compile(lambda t: (t * 2, t.dim() == 1, t.shape[0]))  # two outputs are constants
+got = mixed(torch.ones(3))
+seen["constants"] = [got[0].tolist(), got[1], got[2], mixed.execution]
+grad = backend.compile(lambda: torch.is_grad_enabled())  # nothing for the device to compute
+seen["is_grad_enabled"] = [grad(), grad.execution]
 if sys.argv[1] == "iree_torch_mlir":  # two running statistics written, beside the function's output
     import torch.nn.functional as F
 
@@ -362,8 +367,10 @@ def test_an_input_the_function_writes_is_written_back_and_turbine_s_decompositio
     way the caller's tensor changes as eagerly, and the function's result is its own. The turbine
     route decomposes the program as turbine's own `aot.export(module)` does, so an op it decomposes
     (aten.mT) compiles. Before 2026-12-07: a treespec length mismatch (torch-mlir), the write lost
-    and in-place ops and mT refused by iree-compile (turbine). In a process of its own: torch-mlir's
-    MLIR bindings abort beside another (see _needs)."""
+    and in-place ops and mT refused by iree-compile (turbine). Outputs that are not tensors are the
+    trace's constants, returned as such (torch-mlir gave `tensor(True)`, turbine refused the module),
+    and a result with no tensor runs on the host. In a process of its own: torch-mlir's MLIR
+    bindings abort beside another (see _needs)."""
     import json
     import subprocess
 
@@ -378,6 +385,9 @@ def test_an_input_the_function_writes_is_written_back_and_turbine_s_decompositio
     assert seen["add_"] == [[1.0, 1.0, 1.0], [1.0, 1.0, 1.0], "compiled"]
     assert seen["out="] == [[-2, -3, -4], [-2, -3, -4], "compiled"]
     assert seen["mT"] == [[[0.0, 6.0], [2.0, 8.0], [4.0, 10.0]], None, "compiled"]
+    # the traced constants come back as the function returns them, not as tensors of the route
+    assert seen["constants"] == [[2.0, 2.0, 2.0], True, 3, "compiled"]
+    assert seen["is_grad_enabled"] == [True, "not_routed"]
     if device == "iree_torch_mlir":
         assert seen["instance_norm"] == [True, True, False]
 

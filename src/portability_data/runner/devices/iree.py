@@ -35,7 +35,7 @@ import contextlib
 import re
 import signal
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import Any, ClassVar
 
 from portability_data.runner.backends import (
     CompiledCall,
@@ -386,19 +386,35 @@ class JaxIree(_IreeBackendMixin, JaxBackend):
 
 
 def _wrapped(torch: Any, fn: Callable[..., Any]) -> Any:
-    """A torch.nn.Module whose forward is the function under test, returning its outputs flat (a
-    tuple of tensors); the structure is kept from the trace (`out_spec`) for the outputs."""
+    """A torch.nn.Module whose forward is the function under test, returning its tensor outputs flat
+    (a tuple of tensors); the structure is kept from the trace (`out_spec`), and so are the outputs
+    that are not tensors (`constants`, by leaf position: a bool, an int, None), which torch.export
+    bakes into the program as constants. A route that exports them returns them as tensors of its
+    own (torch-mlir: `tensor(False)` for `torch.is_grad_enabled()`) or refuses the module (iree-turbine:
+    `KeyError: True`); before 2026-12-07 torch-mlir's tensors reached the function's caller and
+    failed its `is False` (117 curated subtests of 4 functions, rule harness_constant_output_as_tensor)."""
     from torch.utils import _pytree as pytree
 
     class FunctionUnderTest(torch.nn.Module):
         out_spec: Any = None
+        constants: ClassVar[dict[int, Any]] = {}
 
         def forward(self, *args: Any) -> Any:
             leaves, spec = pytree.tree_flatten(fn(*args))
             type(self).out_spec = spec
-            return tuple(leaves)
+            type(self).constants = {
+                index: leaf for index, leaf in enumerate(leaves) if not isinstance(leaf, torch.Tensor)
+            }
+            return tuple(leaf for leaf in leaves if isinstance(leaf, torch.Tensor))
 
     return FunctionUnderTest().eval()
+
+
+def _with_constants(tensors: list, constants: dict[int, Any], count: int) -> list:
+    """The function's flat outputs: the module's tensors, in order, with the traced constants at
+    their positions."""
+    computed = iter(tensors)
+    return [constants[index] if index in constants else next(computed) for index in range(count)]
 
 
 class _TorchIreeCall(_IreeCall):
@@ -416,20 +432,20 @@ class _TorchIreeCall(_IreeCall):
         `feeds`). Before 2026-12-07 both were lost (a treespec length mismatch on torch-mlir)."""
         from torch.utils import _pytree as pytree
 
-        out_spec, written = tree
-        if len(leaves) == len(written) + out_spec.num_leaves:
+        out_spec, written, constants = tree
+        if len(leaves) == len(written) + out_spec.num_leaves - len(constants):
             leaves = write_back(written, leaves, inputs)
         else:  # every written input was fed as a device array (`feeds`)
             for index in written:
                 inputs[index].copy_(self.from_numpy(fed[index].to_host()))
-        return pytree.tree_unflatten(leaves, out_spec)
+        return pytree.tree_unflatten(_with_constants(leaves, constants, out_spec.num_leaves), out_spec)
 
     def feeds(self, built: Any, leaves: list) -> list:
         """NumPy arrays; an input the function changes in place as a device array of the module's
         device, whose buffer the module may write (iree-turbine's mutable arguments)."""
         import iree.runtime
 
-        module, (_, written) = built
+        module, (_, written, _) = built
         try:
             arrays = [numpy_of(leaf) for leaf in leaves]
         except DenseOnlyError as error:
@@ -448,6 +464,8 @@ class _TorchIreeCall(_IreeCall):
             exported = torch.export.export(module, tuple(arrays))
         except Exception as error:
             raise ExportError("torch.export", error) from error
+        if not exported.graph_signature.output_specs:  # no tensor out, none written: on the host
+            raise ExportError("torch.export", "the result holds no tensor and no input is written")
         try:
             mlir, lowered = self.backend.lower(exported)
         except LowerError:
@@ -456,7 +474,7 @@ class _TorchIreeCall(_IreeCall):
             raise LowerError(self.backend.compiler, error) from error
         backend = self.backend
         compiled = IreeModule(backend.compiler, mlir, backend.input_type, backend.runtime_config())
-        return compiled, (module.out_spec, inputs_written(lowered))
+        return compiled, (module.out_spec, inputs_written(lowered), module.constants)
 
 
 class TorchIreeTurbine(_IreeBackendMixin, TorchBackend):
