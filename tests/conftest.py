@@ -118,6 +118,15 @@ def _unit_tier_guard(request: pytest.FixtureRequest) -> Iterator[None]:
         yield
 
 
+@pytest.fixture(scope="module")
+def chromium() -> str:
+    """The browser tests' Chromium, once per module: skipped only where none is found and none is
+    required (tests/browser.py)."""
+    from tests.browser import browser
+
+    return browser()
+
+
 @pytest.fixture
 def repo_root() -> Path:
     return REPO_ROOT

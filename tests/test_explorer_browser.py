@@ -21,12 +21,7 @@ from tests.browser import browser
 from tests.conftest import REPO_ROOT
 from tests.test_report_browser import EXTERNAL
 
-
-@pytest.fixture(scope="module", autouse=True)
-def _chromium() -> None:
-    """Skipped only where no Chromium is found and none is required (tests/browser.py)."""
-    browser()
-
+pytestmark = pytest.mark.usefixtures("chromium")  # skipped or required: tests/browser.py
 
 DATA = REPO_ROOT / "data"
 COMMITTED = REPO_ROOT / "reports" / "explorer"

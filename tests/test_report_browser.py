@@ -18,12 +18,7 @@ from tests.conftest import REPO_ROOT
 
 REPORT = REPO_ROOT / "reports" / "report.html"
 
-
-@pytest.fixture(scope="module", autouse=True)
-def _chromium() -> None:
-    """Skipped only where no Chromium is found and none is required (tests/browser.py)."""
-    browser()
-
+pytestmark = pytest.mark.usefixtures("chromium")  # skipped or required: tests/browser.py
 
 EXTERNAL = re.compile(r"^\s*(https?:)?//", re.IGNORECASE)
 CSS_URL = re.compile(r"url\(\s*['\"]?\s*((?:https?:)?//[^)'\"]*)", re.IGNORECASE)
